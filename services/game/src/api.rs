@@ -1,0 +1,244 @@
+//! The service's requests and answers: the JSON envelope shared by every
+//! game kind (DESIGN.md, "Common JSON shapes"). Game-specific parts
+//! (options, moves, views, effects) are JSON values whose schemas are the
+//! engines' own, named in the OpenAPI document.
+
+use ludo_engine::{Seat, Status};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// A game kind this server hosts.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct KindInfo {
+    /// Stable id to pass as `kind` when creating a game.
+    #[schema(example = "cardinal")]
+    pub kind: String,
+    /// Display name.
+    pub name: String,
+    /// Version of the rules implementation games of this kind are recorded under.
+    pub ruleset: String,
+    /// Fewest players.
+    pub min_players: usize,
+    /// Most players.
+    pub max_players: usize,
+    /// The options a new game takes, defaults filled in.
+    #[schema(value_type = crate::schema::GameOptions)]
+    pub default_options: Value,
+    /// JSON Schema of the options (references resolved).
+    pub options_schema: Value,
+}
+
+/// Request to create a game.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateGame {
+    /// Game kind (see `GET /v1/kinds`).
+    #[schema(example = "cardinal")]
+    pub kind: String,
+    /// Player names, one per seat in seat order (seat 0 first).
+    #[schema(example = json!(["Ann", "Bob"]))]
+    pub players: Vec<String>,
+    /// Game options; omitted or null means the kind's defaults.
+    #[serde(default)]
+    #[schema(value_type = Option<crate::schema::GameOptions>)]
+    pub options: Option<Value>,
+}
+
+/// A created game, with each seat's secret token.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct CreatedGame {
+    /// The game's id.
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Version of the new game (always 0: the `game_created` record).
+    pub version: u64,
+    /// Each seat's name and secret token. Tokens are shown only here, once:
+    /// the server keeps only their hashes.
+    pub seats: Vec<SeatToken>,
+    /// Hex SHA-256 of the game's secret seed; the seed is published when the game ends.
+    pub seed_commitment: String,
+    /// Status after set-up.
+    pub status: Status,
+}
+
+/// A seat and its secret token.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct SeatToken {
+    /// Seat number.
+    pub seat: Seat,
+    /// Player name.
+    pub name: String,
+    /// Bearer token for this seat's moves and private views.
+    pub token: String,
+}
+
+/// A seat's public identity.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct SeatInfo {
+    /// Seat number.
+    pub seat: Seat,
+    /// Player name.
+    pub name: String,
+}
+
+/// One game in a listing.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameSummary {
+    /// The game's id.
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Seats in order.
+    pub seats: Vec<SeatInfo>,
+    /// Number of the last record.
+    pub version: u64,
+    /// Whose turn, or the result.
+    pub status: Status,
+    /// When the game was created (RFC 3339).
+    pub created_at: String,
+}
+
+/// A page of games, oldest first.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameList {
+    /// The games of this page.
+    pub games: Vec<GameSummary>,
+    /// Pass as `after` to get the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_after: Option<String>,
+}
+
+/// Filters for listing games.
+#[derive(Clone, Debug, Default)]
+pub struct ListFilter {
+    /// Only games of this kind.
+    pub kind: Option<String>,
+    /// Only running (`false`) or finished (`true`) games.
+    pub finished: Option<bool>,
+    /// Only games created after this game id.
+    pub after: Option<String>,
+    /// At most this many games.
+    pub limit: usize,
+}
+
+/// A game as the caller may see it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameState {
+    /// The game's id.
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Ruleset the game is played under.
+    pub ruleset: String,
+    /// Number of the record this state follows (for a replay: the version asked for).
+    pub version: u64,
+    /// The game's latest version.
+    pub latest_version: u64,
+    /// Whose turn, or the result, at `version`.
+    pub status: Status,
+    /// Seats in order.
+    pub seats: Vec<SeatInfo>,
+    /// The caller's seat, or null for a spectator.
+    pub viewer_seat: Option<Seat>,
+    /// When the game was created (RFC 3339).
+    pub created_at: String,
+    /// The game's options.
+    #[schema(value_type = crate::schema::GameOptions)]
+    pub options: Value,
+    /// Hex SHA-256 of the seed.
+    pub seed_commitment: String,
+    /// The hex seed, once the game is finished (check it against `seed_commitment`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    /// The game-specific state as the caller may see it.
+    #[schema(value_type = crate::schema::GameView)]
+    pub view: Value,
+}
+
+/// The caller's legal moves.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct LegalMoves {
+    /// Version the list is valid for.
+    pub version: u64,
+    /// The caller's seat.
+    pub seat: Seat,
+    /// Each move exactly as `POST /v1/games/{id}/moves` accepts it as `move`.
+    #[schema(value_type = Vec<crate::schema::GameMove>)]
+    pub moves: Vec<Value>,
+}
+
+/// A move submission.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitMove {
+    /// The move, in the game's JSON shape (see the legal moves).
+    #[serde(rename = "move")]
+    #[schema(value_type = crate::schema::GameMove)]
+    pub mv: Value,
+    /// Refuse the move unless the game is at this version.
+    #[serde(default)]
+    pub expected_version: Option<u64>,
+    /// Idempotency key (1–128 printable ASCII characters): an exact retry
+    /// returns the first answer and appends nothing.
+    #[serde(default)]
+    pub request_id: Option<String>,
+}
+
+/// An accepted move.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct MoveAccepted {
+    /// Version after the move (its record's number).
+    pub version: u64,
+    /// Whose turn, or the result, after the move.
+    pub status: Status,
+    /// What the move did, as the mover may see it (automatic steps included).
+    #[schema(value_type = Vec<crate::schema::GameEffect>)]
+    pub effects: Vec<Value>,
+    /// The game-specific state after the move, as the mover may see it.
+    #[schema(value_type = crate::schema::GameView)]
+    pub view: Value,
+}
+
+/// One record of a game's log, as the caller may see it.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Event {
+    /// Position in the log (record 0 is `game_created`).
+    pub seq: u64,
+    /// `game_created` or `move`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// When it was appended (RFC 3339).
+    pub at: String,
+    /// The seat that moved (moves only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
+    /// The move as recorded (moves only).
+    #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::schema::GameMove>)]
+    pub mv: Option<Value>,
+    /// The client's idempotency key (moves only, when given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The set-up (record 0 only): kind, ruleset, options, seats, seed commitment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<crate::record::GameCreated>,
+    /// What happened, as the caller may see it.
+    #[schema(value_type = Vec<crate::schema::GameEffect>)]
+    pub effects: Vec<Value>,
+    /// The record's hash in the chain (hex SHA-256).
+    pub hash: String,
+}
+
+/// A page of a game's log.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct EventPage {
+    /// The game's latest version.
+    pub version: u64,
+    /// Records in order.
+    pub events: Vec<Event>,
+    /// Pass as `from` for the next page; absent when the page reaches the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_from: Option<u64>,
+}

@@ -1,0 +1,116 @@
+//! Everything the game service can refuse, each with a stable machine code.
+
+use ludo_engine::Seat;
+
+/// A refusal or failure of the game service.
+///
+/// Adapters map each variant to a transport status in one exhaustive match;
+/// [`ServiceError::code`] is the stable machine code both adapters expose.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServiceError {
+    /// No such game (or other resource).
+    #[error("no {what} with id `{id}`")]
+    NotFound {
+        /// What was looked for (`game`, `kind`).
+        what: &'static str,
+        /// The id asked for.
+        id: String,
+    },
+    /// The request is malformed; `field` names the offending input.
+    #[error("invalid `{field}`: {reason}")]
+    InvalidInput {
+        /// Dotted path of the field (`move.shape`, `players`, `at` …).
+        field: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No valid seat token for an action that needs one, or a token that
+    /// opens no seat of this game.
+    #[error("{reason}")]
+    Unauthorized {
+        /// Why.
+        reason: String,
+    },
+    /// A game rule forbids the move.
+    #[error("{rule}: {reason}")]
+    RuleViolation {
+        /// The rule id (`CA-13` …).
+        rule: String,
+        /// Why, for a player.
+        reason: String,
+    },
+    /// The seat may not act now.
+    #[error("it is not seat {}'s turn", seat.0)]
+    NotYourTurn {
+        /// The seat that tried.
+        seat: Seat,
+        /// Seats that may act now.
+        to_move: Vec<Seat>,
+    },
+    /// The game is over.
+    #[error("the game is finished")]
+    GameFinished,
+    /// The client's `expected_version` is not the game's version.
+    #[error("expected version {expected}, but the game is at version {current}")]
+    VersionConflict {
+        /// What the client expected.
+        expected: u64,
+        /// The game's current version.
+        current: u64,
+    },
+    /// A `request_id` already used for a different move.
+    #[error("request_id `{request_id}` was already used for another move (version {version})")]
+    RequestIdReused {
+        /// The reused id.
+        request_id: String,
+        /// The version of the move it first named.
+        version: u64,
+    },
+    /// The event store failed; nothing was acknowledged.
+    #[error("storage unavailable: {0}")]
+    Storage(String),
+    /// A stored log does not verify or replay.
+    #[error("the log of game `{game}` is corrupt at record {seq}: {reason}")]
+    CorruptLog {
+        /// The game.
+        game: String,
+        /// The first bad record.
+        seq: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The server is shutting down or misbehaved.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ServiceError {
+    /// The stable machine code of this error.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServiceError::NotFound { .. } => "not_found",
+            ServiceError::InvalidInput { .. } => "invalid_input",
+            ServiceError::Unauthorized { .. } => "unauthorized",
+            ServiceError::RuleViolation { .. } => "rule_violation",
+            ServiceError::NotYourTurn { .. } => "not_your_turn",
+            ServiceError::GameFinished => "game_finished",
+            ServiceError::VersionConflict { .. } => "version_conflict",
+            ServiceError::RequestIdReused { .. } => "request_id_reused",
+            ServiceError::Storage(_) => "storage_unavailable",
+            ServiceError::CorruptLog { .. } => "corrupt_log",
+            ServiceError::Internal(_) => "internal",
+        }
+    }
+
+    /// An invalid-input error for `field`.
+    pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        ServiceError::InvalidInput { field: field.into(), reason: reason.into() }
+    }
+}
+
+impl From<ludo_storage::StoreError> for ServiceError {
+    fn from(err: ludo_storage::StoreError) -> Self {
+        ServiceError::Storage(err.to_string())
+    }
+}

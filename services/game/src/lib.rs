@@ -1,0 +1,21 @@
+//! The event-sourced game service of ludotheque.
+//!
+//! *Decide*: load a game's state, ask its engine to apply a command, and if
+//! it is legal append one record to the game's log. *Evolve*: a state is the
+//! fold of the log through the engine ([`replay`]). This crate owns
+//! versions, optimistic concurrency, idempotency, seat tokens, per-viewer
+//! views, replays at any version and the cache of live games; it knows
+//! nothing of HTTP or gRPC.
+#![forbid(unsafe_code)]
+
+pub mod api;
+mod error;
+pub mod kinds;
+pub mod record;
+pub mod replay;
+pub mod schema;
+pub mod secrets;
+mod service;
+
+pub use error::ServiceError;
+pub use service::{Clock, GameService, MAX_NAME_CHARS, MAX_PAGE, MAX_REQUEST_ID, SystemClock};

@@ -1,0 +1,64 @@
+//! OpenAPI schemas of the game-specific JSON: the envelope carries options,
+//! moves, views and effects as JSON values, documented here as "one of" the
+//! hosted engines' own typed schemas.
+
+use std::borrow::Cow;
+
+use utoipa::openapi::schema::{OneOfBuilder, Schema};
+use utoipa::openapi::{Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
+
+type Schemas = Vec<(String, RefOr<Schema>)>;
+
+fn one_of(description: &str, names: &[Cow<'static, str>]) -> RefOr<Schema> {
+    let mut builder = OneOfBuilder::new().description(Some(description));
+    for name in names {
+        builder = builder.item(Ref::from_schema_name(name.clone()));
+    }
+    builder.into()
+}
+
+fn collect<T: ToSchema>(schemas: &mut Schemas) {
+    schemas.push((T::name().into_owned(), T::schema()));
+    T::schemas(schemas);
+}
+
+macro_rules! any_of_kinds {
+    ($(#[doc = $doc:literal])* $name:ident, $label:literal, $($ty:ty),+ $(,)?) => {
+        $(#[doc = $doc])*
+        pub struct $name;
+
+        impl PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                one_of(concat!($($doc, " ",)*), &[$(<$ty as ToSchema>::name()),+])
+            }
+        }
+
+        impl ToSchema for $name {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed($label)
+            }
+
+            fn schemas(schemas: &mut Schemas) {
+                $(collect::<$ty>(schemas);)+
+            }
+        }
+    };
+}
+
+any_of_kinds!(
+    /// Options of a new game, in its kind's shape (see `GET /v1/kinds`).
+    GameOptions, "GameOptions", ludo_cardinal::Options
+);
+any_of_kinds!(
+    /// A move, in the game kind's shape: exactly what the legal-moves endpoint lists.
+    GameMove, "GameMove", ludo_cardinal::Move
+);
+any_of_kinds!(
+    /// The game-specific state as the caller may see it, in the game kind's shape.
+    GameView, "GameView", ludo_cardinal::View
+);
+any_of_kinds!(
+    /// Something a record did (automatic steps included), in the game kind's shape.
+    GameEffect, "GameEffect", ludo_cardinal::Effect
+);

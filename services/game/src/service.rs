@@ -1,0 +1,660 @@
+//! The event-sourced game aggregate: decide, append, evolve.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::SystemTime;
+
+use ludo_engine::{MoveError, Seat, Status, Viewer};
+use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
+use serde_json::Value;
+
+use crate::api::{
+    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, KindInfo, LegalMoves, ListFilter, MoveAccepted, SeatInfo, SeatToken,
+    SubmitMove,
+};
+use crate::error::ServiceError;
+use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
+use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
+use crate::replay::{ReplayError, Replayed, replay};
+use crate::secrets::{self, Secrets};
+
+/// Longest player name accepted.
+pub const MAX_NAME_CHARS: usize = 40;
+/// Longest `request_id` accepted.
+pub const MAX_REQUEST_ID: usize = 128;
+/// Most games or events in one page.
+pub const MAX_PAGE: usize = 1000;
+
+/// Where the time of a record comes from (a fixed clock in tests).
+pub trait Clock: Send + Sync + 'static {
+    /// Now.
+    fn now(&self) -> SystemTime;
+}
+
+/// The system's clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+}
+
+/// What never changes about a game once created.
+#[derive(Debug)]
+struct GameMeta {
+    id: String,
+    stream: StreamId,
+    kind: &'static Kind,
+    created: GameCreated,
+    created_at: String,
+    secrets: Secrets,
+}
+
+/// The latest acknowledged state of a game, shared with readers.
+#[derive(Debug)]
+struct Current {
+    version: u64,
+    status: Status,
+    game: Box<dyn DynGame>,
+}
+
+/// What only the game's single writer touches.
+#[derive(Debug)]
+struct Writer {
+    last_hash: [u8; 32],
+    request_ids: HashMap<String, u64>,
+}
+
+/// A live game in the cache.
+#[derive(Debug)]
+struct Slot {
+    meta: GameMeta,
+    /// One writer per game. A tokio mutex because it is held across the
+    /// append's await (until the record is durable).
+    writer: tokio::sync::Mutex<Writer>,
+    /// Readers never wait for a pending append: they take the last
+    /// acknowledged state. A std lock: never held across an await.
+    current: RwLock<Arc<Current>>,
+}
+
+impl Slot {
+    fn current(&self) -> Arc<Current> {
+        Arc::clone(&self.current.read().expect("current lock"))
+    }
+
+    fn viewer(&self, token: Option<&str>) -> Result<Viewer, ServiceError> {
+        match token {
+            None => Ok(Viewer::Spectator),
+            Some(token) => self.meta.secrets.seat_of(token).map(Viewer::Seat).ok_or_else(|| ServiceError::Unauthorized {
+                reason: "this token opens no seat of this game".into(),
+            }),
+        }
+    }
+
+    fn seat(&self, token: Option<&str>) -> Result<Seat, ServiceError> {
+        match self.viewer(token)? {
+            Viewer::Seat(seat) => Ok(seat),
+            _ => Err(ServiceError::Unauthorized { reason: "this needs a seat's token (Authorization: Bearer …)".into() }),
+        }
+    }
+
+    fn seats(&self) -> Vec<SeatInfo> {
+        self.meta.created.seats.iter().enumerate().map(|(i, name)| SeatInfo { seat: Seat(i as u8), name: name.clone() }).collect()
+    }
+}
+
+/// Whom a view is for, once the game's state is known: a finished game's
+/// whole record is public.
+fn effective(viewer: Viewer, status: &Status) -> Viewer {
+    if status.is_finished() { Viewer::Omniscient } else { viewer }
+}
+
+fn seat_of(viewer: Viewer) -> Option<Seat> {
+    match viewer {
+        Viewer::Seat(seat) => Some(seat),
+        _ => None,
+    }
+}
+
+/// Game ids: UUIDv7, strictly increasing within this process (RFC 9562
+/// §6.2, method 2: the random bits after the millisecond act as a counter
+/// when two games are created in the same millisecond), so the store, which
+/// lists streams in byte order, lists games oldest first.
+#[derive(Debug, Default)]
+struct IdGenerator {
+    last: Mutex<u128>,
+}
+
+impl IdGenerator {
+    fn next(&self, now: SystemTime) -> Result<StreamId, ServiceError> {
+        let millis = now.duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        let random = secrets::random_bytes().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let mut random10 = [0u8; 10];
+        random10.copy_from_slice(&random[..10]);
+        let fresh = uuid::Builder::from_unix_timestamp_millis(millis, &random10).into_uuid().as_u128();
+        let mut last = self.last.lock().expect("id lock");
+        let id = if fresh > *last { fresh } else { bump(*last) };
+        *last = id;
+        Ok(StreamId(id.to_be_bytes()))
+    }
+}
+
+/// The next UUIDv7 after `id` with the same millisecond: add one to the 74
+/// random bits (12 of `rand_a`, 62 of `rand_b`), keeping version and variant.
+fn bump(id: u128) -> u128 {
+    const RAND_B: u128 = (1 << 62) - 1;
+    const RAND_A: u128 = 0xFFF << 64;
+    let counter = (((id & RAND_A) >> 64) << 62 | (id & RAND_B)) + 1;
+    let keep = id & !(RAND_A | RAND_B);
+    keep | ((counter >> 62) & 0xFFF) << 64 | (counter & RAND_B)
+}
+
+/// The game service.
+pub struct GameService {
+    store: Arc<dyn EventStore>,
+    clock: Arc<dyn Clock>,
+    ids: IdGenerator,
+    /// Live games by stream. A std mutex: only held to look up or insert.
+    games: Mutex<HashMap<StreamId, Arc<Slot>>>,
+}
+
+impl std::fmt::Debug for GameService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameService").finish_non_exhaustive()
+    }
+}
+
+fn timestamp(time: SystemTime) -> String {
+    humantime::format_rfc3339_millis(time).to_string()
+}
+
+/// Parses a game id (a UUID) into its stream.
+fn parse_id(id: &str) -> Result<StreamId, ServiceError> {
+    uuid::Uuid::try_parse(id)
+        .map(|u| StreamId(*u.as_bytes()))
+        .map_err(|_| ServiceError::NotFound { what: "game", id: id.chars().take(64).collect() })
+}
+
+fn game_id(stream: StreamId) -> String {
+    uuid::Uuid::from_bytes(stream.0).hyphenated().to_string()
+}
+
+fn corrupt(id: &str, err: ReplayError) -> ServiceError {
+    ServiceError::CorruptLog { game: id.to_string(), seq: err.seq, reason: err.reason }
+}
+
+fn refused(err: ApplyError) -> ServiceError {
+    match err {
+        ApplyError::Invalid { field, reason } => ServiceError::InvalidInput { field, reason },
+        ApplyError::Refused(MoveError::GameOver) => ServiceError::GameFinished,
+        ApplyError::Refused(MoveError::NotYourTurn { seat, to_move }) => ServiceError::NotYourTurn { seat, to_move },
+        ApplyError::Refused(MoveError::UnknownSeat { seat }) => ServiceError::Internal(format!("token opened {seat}, unknown to the engine")),
+        ApplyError::Refused(MoveError::Rule { rule, reason }) => ServiceError::RuleViolation { rule: rule.to_string(), reason },
+    }
+}
+
+fn check_request_id(id: &str) -> Result<(), ServiceError> {
+    let ok = !id.is_empty() && id.len() <= MAX_REQUEST_ID && id.bytes().all(|b| b.is_ascii_graphic());
+    if ok { Ok(()) } else { Err(ServiceError::invalid("request_id", format!("must be 1 to {MAX_REQUEST_ID} printable ASCII characters without spaces"))) }
+}
+
+fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
+    if players.len() < kind.min_players || players.len() > kind.max_players {
+        return Err(ServiceError::invalid(
+            "players",
+            format!("{} takes {} to {} players, not {}", kind.id, kind.min_players, kind.max_players, players.len()),
+        ));
+    }
+    for (i, name) in players.iter().enumerate() {
+        let chars = name.chars().count();
+        if name.trim().is_empty() || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+            return Err(ServiceError::invalid(format!("players[{i}]"), format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank, no control characters")));
+        }
+    }
+    Ok(())
+}
+
+impl GameService {
+    /// A service over `store`, stamping records with `clock`.
+    pub fn new(store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Self {
+        GameService { store, clock, ids: IdGenerator::default(), games: Mutex::new(HashMap::new()) }
+    }
+
+    /// The store underneath (for shutdown and subscriptions).
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+
+    /// The game kinds this server hosts. `options_schema` is filled by the
+    /// adapter that owns the OpenAPI document.
+    #[must_use]
+    pub fn kinds(&self) -> Vec<KindInfo> {
+        kinds::KINDS
+            .iter()
+            .map(|k| KindInfo {
+                kind: k.id.into(),
+                name: k.name.into(),
+                ruleset: k.ruleset.into(),
+                min_players: k.min_players,
+                max_players: k.max_players,
+                default_options: k.default_options(),
+                options_schema: Value::Null,
+            })
+            .collect()
+    }
+
+    /// Creates a game.
+    ///
+    /// # Errors
+    /// `invalid_input` for an unknown kind, bad players or options;
+    /// `storage_unavailable` when the log cannot be written.
+    pub async fn create(&self, request: CreateGame) -> Result<CreatedGame, ServiceError> {
+        let kind = kinds::kind(&request.kind).ok_or_else(|| {
+            let known: Vec<&str> = kinds::KINDS.iter().map(|k| k.id).collect();
+            ServiceError::invalid("kind", format!("unknown game kind `{}`; this server hosts: {}", request.kind, known.join(", ")))
+        })?;
+        check_players(kind, &request.players)?;
+        let options = match request.options {
+            None | Some(Value::Null) => kind.default_options(),
+            Some(options) => options,
+        };
+        let (secrets, tokens) = secrets::generate(request.players.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let new = kind.create(request.players.len(), &options, &secrets.seed).map_err(|err| match err {
+            CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
+            CreateError::Setup(ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", err_text(&err)),
+            CreateError::Setup(ludo_engine::SetupError::InvalidOption { field, reason }) => ServiceError::InvalidInput { field: format!("options.{field}"), reason },
+        })?;
+        let now = self.clock.now();
+        let stream = self.ids.next(now)?;
+        let id = game_id(stream);
+        let created = GameCreated {
+            game_id: id.clone(),
+            kind: kind.id.into(),
+            ruleset: kind.ruleset.into(),
+            options: new.options,
+            seats: request.players.clone(),
+            seed_commitment: secrets.seed_commitment(),
+        };
+        let public: Vec<Value> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator)).collect();
+        let at = timestamp(now);
+        let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), public, &GENESIS);
+        let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        self.store
+            .append(AppendRequest { stream, expected_next: 0, records: vec![record.to_bytes()], sealed: Some(secrets.to_bytes()) })
+            .await?;
+        let status = new.game.status();
+        let slot = Arc::new(Slot {
+            meta: GameMeta { id: id.clone(), stream, kind, created: created.clone(), created_at: at, secrets },
+            writer: tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new() }),
+            current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
+        });
+        self.games.lock().expect("games lock").insert(stream, slot);
+        tracing::info!(game = %id, kind = kind.id, players = request.players.len(), "game created");
+        let seats = tokens
+            .into_iter()
+            .zip(request.players)
+            .enumerate()
+            .map(|(i, (token, name))| SeatToken { seat: Seat(i as u8), name, token })
+            .collect();
+        Ok(CreatedGame { id, kind: kind.id.into(), version: 0, seats, seed_commitment: created.seed_commitment, status })
+    }
+
+    /// Lists games, oldest first.
+    ///
+    /// # Errors
+    /// `invalid_input` for a bad filter; storage and corruption errors.
+    pub async fn list(&self, filter: ListFilter) -> Result<GameList, ServiceError> {
+        if let Some(kind) = &filter.kind
+            && kinds::kind(kind).is_none()
+        {
+            return Err(ServiceError::invalid("kind", format!("unknown game kind `{kind}`")));
+        }
+        let limit = filter.limit.clamp(1, MAX_PAGE);
+        let mut after = match &filter.after {
+            None => None,
+            Some(id) => Some(parse_id(id).map_err(|_| ServiceError::invalid("after", "not a game id"))?),
+        };
+        let mut games = Vec::new();
+        loop {
+            let store = Arc::clone(&self.store);
+            let batch = blocking(move || store.list_streams(after, limit)).await??;
+            let exhausted = batch.len() < limit;
+            for stream in batch {
+                after = Some(stream);
+                let slot = self.slot_of(stream).await?;
+                let current = slot.current();
+                let kind_ok = filter.kind.as_deref().is_none_or(|k| k == slot.meta.kind.id);
+                let state_ok = filter.finished.is_none_or(|f| f == current.status.is_finished());
+                if kind_ok && state_ok {
+                    games.push(GameSummary {
+                        id: slot.meta.id.clone(),
+                        kind: slot.meta.kind.id.into(),
+                        seats: slot.seats(),
+                        version: current.version,
+                        status: current.status.clone(),
+                        created_at: slot.meta.created_at.clone(),
+                    });
+                    if games.len() == limit {
+                        let next_after = if exhausted { None } else { after.map(game_id) };
+                        return Ok(GameList { games, next_after });
+                    }
+                }
+            }
+            if exhausted {
+                return Ok(GameList { games, next_after: None });
+            }
+        }
+    }
+
+    /// The game as the holder of `token` (or a spectator) sees it.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized` for a token of no seat, storage errors.
+    pub async fn get(&self, id: &str, token: Option<&str>) -> Result<GameState, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        Ok(self.state_of(&slot, viewer, current.version, current.version, &current.status, current.game.as_ref()))
+    }
+
+    fn state_of(&self, slot: &Slot, viewer: Viewer, version: u64, latest: u64, status: &Status, game: &dyn DynGame) -> GameState {
+        let latest_status = if version == latest { status.clone() } else { slot.current().status.clone() };
+        let seen_as = effective(viewer, &latest_status);
+        GameState {
+            id: slot.meta.id.clone(),
+            kind: slot.meta.kind.id.into(),
+            ruleset: slot.meta.created.ruleset.clone(),
+            version,
+            latest_version: latest,
+            status: status.clone(),
+            seats: slot.seats(),
+            viewer_seat: seat_of(viewer),
+            created_at: slot.meta.created_at.clone(),
+            options: slot.meta.created.options.clone(),
+            seed_commitment: slot.meta.created.seed_commitment.clone(),
+            seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
+            view: game.view(seen_as),
+        }
+    }
+
+    /// The legal moves of the token's seat.
+    ///
+    /// # Errors
+    /// `unauthorized` without a valid seat token; `not_found`.
+    pub async fn legal_moves(&self, id: &str, token: Option<&str>) -> Result<LegalMoves, ServiceError> {
+        let slot = self.slot(id).await?;
+        let seat = slot.seat(token)?;
+        let current = slot.current();
+        Ok(LegalMoves { version: current.version, seat, moves: current.game.legal_moves(seat) })
+    }
+
+    /// Submits a move for the token's seat.
+    ///
+    /// # Errors
+    /// `unauthorized`, `invalid_input`, `rule_violation`, `not_your_turn`,
+    /// `game_finished`, `version_conflict`, `request_id_reused`, storage errors.
+    /// Nothing is appended unless the answer is `Ok`.
+    pub async fn submit(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
+        let slot = self.slot(id).await?;
+        let seat = slot.seat(token)?;
+        if let Some(request_id) = &request.request_id {
+            check_request_id(request_id)?;
+        }
+        let mut writer = slot.writer.lock().await;
+        let current = slot.current();
+        if let Some(request_id) = &request.request_id
+            && let Some(&seq) = writer.request_ids.get(request_id)
+        {
+            drop(writer);
+            return self.retried(&slot, seq, seat, &request).await;
+        }
+        if let Some(expected) = request.expected_version
+            && expected != current.version
+        {
+            return Err(ServiceError::VersionConflict { expected, current: current.version });
+        }
+        let mut game = current.game.clone();
+        let applied = game.apply(seat, &request.mv).map_err(refused)?;
+        let seq = current.version + 1;
+        let public: Vec<Value> = applied.effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
+        let body = RecordBody::Move(MoveRecord { seat, mv: applied.canonical_move, request_id: request.request_id.clone() });
+        let record = Record::seal(seq, timestamp(self.clock.now()), body, public, &writer.last_hash);
+        let appended = self
+            .store
+            .append(AppendRequest { stream: slot.meta.stream, expected_next: seq, records: vec![record.to_bytes()], sealed: None })
+            .await;
+        if let Err(err) = appended {
+            // The store may hold more than this cache knows (a failed flush
+            // after a write): forget the game so the next request reloads it.
+            self.games.lock().expect("games lock").remove(&slot.meta.stream);
+            return Err(match err {
+                StoreError::Conflict { actual_next, .. } => {
+                    ServiceError::VersionConflict { expected: request.expected_version.unwrap_or(current.version), current: actual_next.saturating_sub(1) }
+                }
+                other => other.into(),
+            });
+        }
+        writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        if let Some(request_id) = request.request_id {
+            writer.request_ids.insert(request_id, seq);
+        }
+        let status = game.status();
+        let answer = answer(seq, &status, game.as_ref(), seat, &applied.effects);
+        *slot.current.write().expect("current lock") = Arc::new(Current { version: seq, status, game });
+        drop(writer);
+        Ok(answer)
+    }
+
+    /// The first answer to a request id, if this is an exact retry.
+    async fn retried(&self, slot: &Slot, seq: u64, seat: Seat, request: &SubmitMove) -> Result<MoveAccepted, ServiceError> {
+        let replayed = self.replayed(slot, Some(seq), true).await?;
+        let records = self.records(slot, seq, Some(seq + 1)).await?;
+        let RecordBody::Move(first) = &records[0].body else {
+            return Err(ServiceError::Internal("request id names a non-move record".into()));
+        };
+        // Canonicalise the retry's move on a scratch copy of the state before that move.
+        let before = self.replayed(slot, Some(seq - 1), false).await?;
+        let same_move = before.game.clone().apply(seat, &request.mv).map(|a| a.canonical_move == first.mv).unwrap_or(false);
+        if first.seat != seat || !same_move {
+            return Err(ServiceError::RequestIdReused { request_id: first.request_id.clone().unwrap_or_default(), version: seq });
+        }
+        let status = replayed.game.status();
+        Ok(answer(seq, &status, replayed.game.as_ref(), seat, &replayed.effects[seq as usize]))
+    }
+
+    /// A page of the log, redacted for the caller.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`, storage and corruption errors.
+    pub async fn events(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        let limit = limit.clamp(1, MAX_PAGE) as u64;
+        if from > current.version {
+            return Ok(EventPage { version: current.version, events: vec![], next_from: None });
+        }
+        let to = (from + limit).min(current.version + 1);
+        let records = self.records(&slot, from, Some(to)).await?;
+        let seen_as = effective(viewer, &current.status);
+        // A spectator of a running game sees exactly the stored (public)
+        // effects; anyone else may see more, rebuilt by replay.
+        let full = if seen_as == Viewer::Spectator { None } else { Some(self.replayed(&slot, Some(to - 1), true).await?.effects) };
+        let events = records
+            .into_iter()
+            .map(|record| {
+                let effects = match &full {
+                    None => record.effects.clone(),
+                    Some(all) => all[record.seq as usize].iter().map(|e| current.game.redact(e, seen_as)).collect(),
+                };
+                event(record, effects)
+            })
+            .collect();
+        let next_from = (to <= current.version).then_some(to);
+        Ok(EventPage { version: current.version, events, next_from })
+    }
+
+    /// The game at version `at`, as the caller may see it.
+    ///
+    /// # Errors
+    /// `invalid_input` for a version past the end; `not_found`, `unauthorized`.
+    pub async fn replay_at(&self, id: &str, token: Option<&str>, at: u64) -> Result<GameState, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        if at > current.version {
+            return Err(ServiceError::invalid("at", format!("the game is at version {}", current.version)));
+        }
+        if at == current.version {
+            return Ok(self.state_of(&slot, viewer, at, at, &current.status, current.game.as_ref()));
+        }
+        let replayed = self.replayed(&slot, Some(at), false).await?;
+        let status = replayed.game.status();
+        Ok(self.state_of(&slot, viewer, at, current.version, &status, replayed.game.as_ref()))
+    }
+
+    /// Flushes and closes the store (graceful shutdown).
+    ///
+    /// # Errors
+    /// When the final flush fails.
+    pub async fn shutdown(&self) -> Result<(), ServiceError> {
+        let store = Arc::clone(&self.store);
+        blocking(move || store.close()).await??;
+        Ok(())
+    }
+
+    async fn slot(&self, id: &str) -> Result<Arc<Slot>, ServiceError> {
+        let stream = parse_id(id)?;
+        self.slot_of(stream).await
+    }
+
+    /// The cached game, or the game loaded from its log.
+    async fn slot_of(&self, stream: StreamId) -> Result<Arc<Slot>, ServiceError> {
+        if let Some(slot) = self.games.lock().expect("games lock").get(&stream) {
+            return Ok(Arc::clone(slot));
+        }
+        let id = game_id(stream);
+        let store = Arc::clone(&self.store);
+        let (bytes, sealed) = blocking(move || Ok::<_, StoreError>((store.read(stream, 0, None)?, store.sealed(stream)?))).await??;
+        if bytes.is_empty() {
+            return Err(ServiceError::NotFound { what: "game", id });
+        }
+        let sealed = sealed.ok_or_else(|| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason: "the game's secrets are missing".into() })?;
+        let secrets = Secrets::from_bytes(&sealed).map_err(|reason| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason })?;
+        let records = parse_records(&id, bytes)?;
+        let created_at = records[0].at.clone();
+        let replayed = replay(&records, &secrets.seed, false).map_err(|e| corrupt(&id, e))?;
+        let status = replayed.game.status();
+        let slot = Arc::new(Slot {
+            meta: GameMeta { id, stream, kind: replayed.kind, created: replayed.created, created_at, secrets },
+            writer: tokio::sync::Mutex::new(Writer { last_hash: replayed.last_hash, request_ids: replayed.request_ids }),
+            current: RwLock::new(Arc::new(Current { version: replayed.version, status, game: replayed.game })),
+        });
+        // Two readers may load the same game at once: keep whichever came first.
+        Ok(Arc::clone(self.games.lock().expect("games lock").entry(stream).or_insert(slot)))
+    }
+
+    async fn records(&self, slot: &Slot, from: u64, to: Option<u64>) -> Result<Vec<Record>, ServiceError> {
+        let store = Arc::clone(&self.store);
+        let stream = slot.meta.stream;
+        let bytes = blocking(move || store.read(stream, from, to)).await??;
+        parse_records(&slot.meta.id, bytes)
+    }
+
+    /// The game replayed from its log up to `upto` (inclusive; None = all).
+    async fn replayed(&self, slot: &Slot, upto: Option<u64>, keep_effects: bool) -> Result<Replayed, ServiceError> {
+        let to = upto.map(|v| v + 1);
+        let records = self.records(slot, 0, to).await?;
+        replay(&records, &slot.meta.secrets.seed, keep_effects).map_err(|e| corrupt(&slot.meta.id, e))
+    }
+}
+
+fn err_text(err: &CreateError) -> String {
+    match err {
+        CreateError::InvalidOptions { reason, .. } => reason.clone(),
+        CreateError::Setup(setup) => setup.to_string(),
+    }
+}
+
+fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Vec<Record>, ServiceError> {
+    stored
+        .into_iter()
+        .map(|s| Record::from_bytes(&s.bytes).map_err(|reason| ServiceError::CorruptLog { game: id.to_string(), seq: s.seq, reason }))
+        .collect()
+}
+
+/// The answer to an accepted move, as its mover sees it.
+fn answer(version: u64, status: &Status, game: &dyn DynGame, seat: Seat, effects: &[Value]) -> MoveAccepted {
+    let seen_as = effective(Viewer::Seat(seat), status);
+    MoveAccepted {
+        version,
+        status: status.clone(),
+        effects: effects.iter().map(|e| game.redact(e, seen_as)).collect(),
+        view: game.view(seen_as),
+    }
+}
+
+fn event(record: Record, effects: Vec<Value>) -> Event {
+    match record.body {
+        RecordBody::GameCreated(created) => Event {
+            seq: record.seq,
+            kind: "game_created".into(),
+            at: record.at,
+            seat: None,
+            mv: None,
+            request_id: None,
+            game: Some(created),
+            effects,
+            hash: record.hash,
+        },
+        RecordBody::Move(mv) => Event {
+            seq: record.seq,
+            kind: "move".into(),
+            at: record.at,
+            seat: Some(mv.seat),
+            mv: Some(mv.mv),
+            request_id: mv.request_id,
+            game: None,
+            effects,
+            hash: record.hash,
+        },
+    }
+}
+
+/// Runs blocking store work off the async workers (sled calls block).
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ServiceError> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| ServiceError::Internal(format!("blocking task failed: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_made_in_one_millisecond_still_increase_and_stay_v7() {
+        let ids = IdGenerator::default();
+        let now = SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_700_000_000_000);
+        let mut previous = ids.next(now).unwrap();
+        for _ in 0..1000 {
+            let id = ids.next(now).unwrap();
+            assert!(id > previous);
+            let uuid = uuid::Uuid::from_bytes(id.0);
+            assert_eq!(uuid.get_version_num(), 7);
+            assert_eq!(uuid.get_variant(), uuid::Variant::RFC4122);
+            previous = id;
+        }
+    }
+
+    #[test]
+    fn bump_carries_from_rand_b_into_rand_a() {
+        let id = uuid::Builder::from_unix_timestamp_millis(1, &[0xFF; 10]).into_uuid().as_u128();
+        let next = bump(id & !(0xFFF << 64));
+        let uuid = uuid::Uuid::from_u128(next);
+        assert_eq!(uuid.get_version_num(), 7);
+        assert_eq!((next >> 64) & 0xFFF, 1, "the carry reaches rand_a");
+        assert_eq!(next & ((1 << 62) - 1), 0);
+    }
+}

@@ -1,0 +1,261 @@
+//! The game service over the in-memory store: versions, idempotency,
+//! authorisation, replays and the log, driven like a client would.
+
+use std::sync::Arc;
+
+use ludo_engine::{Seat, Status};
+use ludo_game::api::{CreateGame, CreatedGame, ListFilter, SubmitMove};
+use ludo_game::{GameService, ServiceError, SystemClock};
+use ludo_storage::{EventStore, MemoryStore};
+use serde_json::{Value, json};
+
+fn service() -> (Arc<GameService>, Arc<dyn EventStore>) {
+    let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    (Arc::new(GameService::new(Arc::clone(&store), Arc::new(SystemClock))), store)
+}
+
+async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
+    service
+        .create(CreateGame { kind: "cardinal".into(), players: players.iter().map(|s| s.to_string()).collect(), options: Some(json!({"first_seat": 0})) })
+        .await
+        .expect("created")
+}
+
+fn token(game: &CreatedGame, seat: usize) -> Option<&str> {
+    Some(game.seats[seat].token.as_str())
+}
+
+fn submit(mv: Value) -> SubmitMove {
+    SubmitMove { mv, expected_version: None, request_id: None }
+}
+
+/// The seat to move and its first legal move.
+async fn next_move(service: &GameService, game: &CreatedGame) -> Option<(usize, Value)> {
+    let state = service.get(&game.id, None).await.unwrap();
+    let Status::InProgress { to_move } = state.status else { return None };
+    let seat = to_move[0].index();
+    let moves = service.legal_moves(&game.id, token(game, seat)).await.unwrap();
+    Some((seat, moves.moves[0].clone()))
+}
+
+async fn log_len(service: &GameService, game: &CreatedGame) -> usize {
+    service.events(&game.id, None, 0, 1000).await.unwrap().events.len()
+}
+
+#[tokio::test]
+async fn a_whole_game_plays_to_the_end_with_listed_moves() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob", "Cid"]).await;
+    assert_eq!(game.version, 0);
+    let mut version = 0;
+    while let Some((seat, mv)) = next_move(&service, &game).await {
+        let accepted = service.submit(&game.id, token(&game, seat), SubmitMove { expected_version: Some(version), ..submit(mv) }).await.unwrap();
+        assert_eq!(accepted.version, version + 1);
+        version = accepted.version;
+        assert!(version < 500, "the game does not end");
+    }
+    let state = service.get(&game.id, None).await.unwrap();
+    assert!(state.status.is_finished());
+    assert_eq!(state.version, version);
+    let seed = state.seed.expect("a finished game publishes its seed");
+    assert_eq!(ludo_game::record::sha256_hex(&hex::decode(seed).unwrap()), game.seed_commitment);
+}
+
+#[tokio::test]
+async fn moves_need_the_right_seat_token() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let (seat, mv) = next_move(&service, &game).await.unwrap();
+    let err = service.submit(&game.id, None, submit(mv.clone())).await.unwrap_err();
+    assert_eq!(err.code(), "unauthorized");
+    let err = service.submit(&game.id, Some("ludo_wrong"), submit(mv.clone())).await.unwrap_err();
+    assert_eq!(err.code(), "unauthorized");
+    let other = cardinal(&service, &["Cy", "Di"]).await;
+    let err = service.submit(&game.id, token(&other, seat), submit(mv.clone())).await.unwrap_err();
+    assert_eq!(err.code(), "unauthorized", "a token of another game opens nothing");
+    let err = service.submit(&game.id, token(&game, 1 - seat), submit(mv)).await.unwrap_err();
+    assert!(matches!(err, ServiceError::NotYourTurn { .. }), "{err:?}");
+    assert_eq!(log_len(&service, &game).await, 1, "refusals append nothing");
+    let err = service.legal_moves(&game.id, None).await.unwrap_err();
+    assert_eq!(err.code(), "unauthorized");
+}
+
+#[tokio::test]
+async fn a_stale_expected_version_is_a_conflict_with_the_current_version() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let (seat, mv) = next_move(&service, &game).await.unwrap();
+    service.submit(&game.id, token(&game, seat), submit(mv)).await.unwrap();
+    let (seat, mv) = next_move(&service, &game).await.unwrap();
+    let err = service.submit(&game.id, token(&game, seat), SubmitMove { expected_version: Some(0), ..submit(mv) }).await.unwrap_err();
+    assert_eq!(err, ServiceError::VersionConflict { expected: 0, current: 1 });
+    assert_eq!(log_len(&service, &game).await, 2);
+}
+
+#[tokio::test]
+async fn racing_writers_on_one_version_exactly_one_wins() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let (seat, mv) = next_move(&service, &game).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..16 {
+        let (service, id, token, mv) = (Arc::clone(&service), game.id.clone(), game.seats[seat].token.clone(), mv.clone());
+        tasks.push(tokio::spawn(async move { service.submit(&id, Some(&token), SubmitMove { expected_version: Some(0), ..submit(mv) }).await }));
+    }
+    let mut wins = 0;
+    for task in tasks {
+        match task.await.unwrap() {
+            Ok(accepted) => {
+                assert_eq!(accepted.version, 1);
+                wins += 1;
+            }
+            Err(err) => assert_eq!(err, ServiceError::VersionConflict { expected: 0, current: 1 }),
+        }
+    }
+    assert_eq!(wins, 1);
+    assert_eq!(log_len(&service, &game).await, 2);
+}
+
+#[tokio::test]
+async fn an_exact_retry_returns_the_first_answer_and_appends_nothing() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let (seat, mv) = next_move(&service, &game).await.unwrap();
+    let request = SubmitMove { mv: mv.clone(), expected_version: Some(0), request_id: Some("first-move".into()) };
+    let first = service.submit(&game.id, token(&game, seat), request.clone()).await.unwrap();
+    // More moves happen; then the client retries (even with its old expected_version).
+    let (seat2, mv2) = next_move(&service, &game).await.unwrap();
+    service.submit(&game.id, token(&game, seat2), submit(mv2)).await.unwrap();
+    let again = service.submit(&game.id, token(&game, seat), request).await.unwrap();
+    assert_eq!(again, first);
+    assert_eq!(log_len(&service, &game).await, 3);
+    // The same id for another move is refused.
+    let (seat3, mv3) = next_move(&service, &game).await.unwrap();
+    let err = service
+        .submit(&game.id, token(&game, seat3), SubmitMove { mv: mv3, expected_version: None, request_id: Some("first-move".into()) })
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "request_id_reused");
+    assert_eq!(log_len(&service, &game).await, 3);
+}
+
+#[tokio::test]
+async fn bad_moves_name_the_field_or_the_rule_and_change_nothing() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let (seat, _) = next_move(&service, &game).await.unwrap();
+    let t = token(&game, seat);
+    let err = service.submit(&game.id, t, submit(json!({"type": "teleport"}))).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::InvalidInput { field, .. } if field.starts_with("move")), "{err:?}");
+    let err = service.submit(&game.id, t, submit(json!("build"))).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    // A tower alone east of the cathedral's tower: CA-13 (and CA-15).
+    let err = service
+        .submit(&game.id, t, submit(json!({"type": "build", "shape": "tower", "colour": seat, "x": 2, "y": 0, "bonus_colour": 1})))
+        .await
+        .unwrap_err();
+    assert!(matches!(&err, ServiceError::RuleViolation { rule, .. } if rule.starts_with("CA-")), "{err:?}");
+    let err = service.submit(&game.id, t, SubmitMove { request_id: Some("has space".into()), ..submit(json!({})) }).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::InvalidInput { field, .. } if field == "request_id"), "{err:?}");
+    assert_eq!(log_len(&service, &game).await, 1);
+    assert_eq!(service.get(&game.id, None).await.unwrap().version, 0);
+}
+
+#[tokio::test]
+async fn creation_refuses_bad_kinds_players_and_options_by_field() {
+    let (service, _) = service();
+    let create = |kind: &str, players: &[&str], options: Option<Value>| CreateGame {
+        kind: kind.into(),
+        players: players.iter().map(|s| s.to_string()).collect(),
+        options,
+    };
+    let field = |err: ServiceError| match err {
+        ServiceError::InvalidInput { field, .. } => field,
+        other => panic!("expected invalid_input, got {other:?}"),
+    };
+    assert_eq!(field(service.create(create("chess", &["a", "b"], None)).await.unwrap_err()), "kind");
+    assert_eq!(field(service.create(create("cardinal", &["a"], None)).await.unwrap_err()), "players");
+    assert_eq!(field(service.create(create("cardinal", &["a", "b", "c", "d", "e"], None)).await.unwrap_err()), "players");
+    assert_eq!(field(service.create(create("cardinal", &["a", " "], None)).await.unwrap_err()), "players[1]");
+    assert_eq!(field(service.create(create("cardinal", &["a", "b"], Some(json!({"first_seat": 5})))).await.unwrap_err()), "options.first_seat");
+    assert!(field(service.create(create("cardinal", &["a", "b"], Some(json!({"colour": 1})))).await.unwrap_err()).starts_with("options"));
+    assert!(service.list(ListFilter { limit: 10, ..ListFilter::default() }).await.unwrap().games.is_empty(), "refused games are not created");
+}
+
+#[tokio::test]
+async fn replay_rebuilds_every_past_version_and_restart_loses_nothing() {
+    let (service, store) = service();
+    let game = cardinal(&service, &["Ann", "Bob", "Cid", "Dee"]).await;
+    let mut views = vec![service.get(&game.id, None).await.unwrap()];
+    for _ in 0..12 {
+        let (seat, mv) = next_move(&service, &game).await.unwrap();
+        service.submit(&game.id, token(&game, seat), submit(mv)).await.unwrap();
+        views.push(service.get(&game.id, None).await.unwrap());
+    }
+    for (at, live) in views.iter().enumerate() {
+        let replayed = service.replay_at(&game.id, None, at as u64).await.unwrap();
+        assert_eq!(replayed.view, live.view, "version {at}");
+        assert_eq!(replayed.status, live.status);
+    }
+    let err = service.replay_at(&game.id, None, 99).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    // A fresh service over the same store (a restart) rebuilds the same game.
+    let restarted = GameService::new(store, Arc::new(SystemClock));
+    let again = restarted.get(&game.id, token(&game, 0)).await.unwrap();
+    let before = service.get(&game.id, token(&game, 0)).await.unwrap();
+    assert_eq!(serde_json::to_value(&again).unwrap(), serde_json::to_value(&before).unwrap());
+    let log_before = serde_json::to_value(service.events(&game.id, None, 0, 100).await.unwrap()).unwrap();
+    let log_after = serde_json::to_value(restarted.events(&game.id, None, 0, 100).await.unwrap()).unwrap();
+    assert_eq!(log_before, log_after);
+}
+
+#[tokio::test]
+async fn the_log_pages_and_chains() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    for _ in 0..5 {
+        let (seat, mv) = next_move(&service, &game).await.unwrap();
+        service.submit(&game.id, token(&game, seat), submit(mv)).await.unwrap();
+    }
+    let page = service.events(&game.id, None, 0, 4).await.unwrap();
+    assert_eq!(page.events.len(), 4);
+    assert_eq!(page.next_from, Some(4));
+    let rest = service.events(&game.id, None, 4, 4).await.unwrap();
+    assert_eq!(rest.events.iter().map(|e| e.seq).collect::<Vec<_>>(), [4, 5]);
+    assert_eq!(rest.next_from, None);
+    assert_eq!(page.events[0].kind, "game_created");
+    assert!(page.events[1..].iter().all(|e| e.kind == "move" && e.seat.is_some()));
+    let hashes: std::collections::HashSet<_> = page.events.iter().chain(&rest.events).map(|e| e.hash.clone()).collect();
+    assert_eq!(hashes.len(), 6, "every record has its own hash");
+}
+
+#[tokio::test]
+async fn listing_filters_by_kind_and_state_and_pages_oldest_first() {
+    let (service, _) = service();
+    let mut ids = Vec::new();
+    for _ in 0..5 {
+        ids.push(cardinal(&service, &["Ann", "Bob"]).await.id);
+    }
+    let first = service.list(ListFilter { limit: 3, ..ListFilter::default() }).await.unwrap();
+    assert_eq!(first.games.iter().map(|g| g.id.clone()).collect::<Vec<_>>(), ids[..3]);
+    let next = service.list(ListFilter { limit: 3, after: first.next_after.clone(), ..ListFilter::default() }).await.unwrap();
+    assert_eq!(next.games.iter().map(|g| g.id.clone()).collect::<Vec<_>>(), ids[3..]);
+    assert!(next.next_after.is_none());
+    let finished = service.list(ListFilter { limit: 10, finished: Some(true), ..ListFilter::default() }).await.unwrap();
+    assert!(finished.games.is_empty());
+    let err = service.list(ListFilter { limit: 10, kind: Some("chess".into()), ..ListFilter::default() }).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    let err = service.get("not-a-uuid", None).await.unwrap_err();
+    assert_eq!(err.code(), "not_found");
+    let err = service.get("01890000-0000-7000-8000-000000000000", None).await.unwrap_err();
+    assert_eq!(err.code(), "not_found");
+}
+
+#[tokio::test]
+async fn a_seat_sees_itself_as_the_viewer() {
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    assert_eq!(service.get(&game.id, token(&game, 1)).await.unwrap().viewer_seat, Some(Seat(1)));
+    assert_eq!(service.get(&game.id, None).await.unwrap().viewer_seat, None);
+    assert!(service.get(&game.id, None).await.unwrap().seed.is_none(), "the seed stays secret while the game runs");
+}

@@ -1,0 +1,135 @@
+//! `ludo`: the ludotheque server and its tools. Parses flags, sets up
+//! logging and storage, and hands over to `ludo_server::run`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use ludo_game::{GameService, SystemClock};
+use ludo_storage::{Durability, EventStore, SledOptions, SledStore};
+
+#[derive(Parser)]
+#[command(name = "ludo", version, about = "Game-as-a-service for Cardinal, Kardinal & König and Battle 13")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve REST and gRPC on one port, with the log in a sled data directory.
+    Serve(ServeArgs),
+    /// Print the OpenAPI document of the REST API.
+    Openapi,
+}
+
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Address to listen on (REST and gRPC share it).
+    #[arg(long, env = "LUDO_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Directory of the embedded sled database holding every game's log.
+    #[arg(long, env = "LUDO_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+    /// When a move is acknowledged: `flush` (survives a killed process) or
+    /// `fsync` (also survives a power loss; slower).
+    #[arg(long, env = "LUDO_DURABILITY", value_enum, default_value_t = DurabilityArg::Flush)]
+    durability: DurabilityArg,
+    /// Log line format (the level comes from RUST_LOG, default `info`).
+    #[arg(long, env = "LUDO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Human)]
+    log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DurabilityArg {
+    Flush,
+    Fsync,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Human,
+    Json,
+}
+
+fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Human => builder.init(),
+        LogFormat::Json => builder.json().flatten_event(true).init(),
+    }
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(err) = tokio::signal::ctrl_c().await {
+            tracing::error!(%err, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(err) => {
+                tracing::error!(%err, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => tracing::info!("Ctrl-C received"),
+        () = terminate => tracing::info!("SIGTERM received"),
+    }
+}
+
+async fn serve(args: ServeArgs) -> Result<(), String> {
+    let durability = match args.durability {
+        DurabilityArg::Flush => Durability::Flush,
+        DurabilityArg::Fsync => Durability::Fsync,
+    };
+    let store = SledStore::open(&args.data_dir, SledOptions { durability })
+        .map_err(|e| format!("cannot open the data directory {}: {e}", args.data_dir.display()))?;
+    tracing::info!(data_dir = %args.data_dir.display(), "log opened");
+    let store: Arc<dyn EventStore> = Arc::new(store);
+    let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
+    let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    ludo_server::run(listener, service, shutdown_signal()).await.map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Openapi => {
+            let doc = ludo_server::openapi();
+            println!("{}", serde_json::to_string_pretty(&doc).expect("the OpenAPI document serializes"));
+            ExitCode::SUCCESS
+        }
+        Command::Serve(args) => {
+            init_logging(args.log_format);
+            let runtime = match tokio::runtime::Runtime::new() {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    eprintln!("cannot start the runtime: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(serve(args)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    tracing::error!("{err}");
+                    eprintln!("ludo: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}

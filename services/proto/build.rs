@@ -1,0 +1,15 @@
+//! Compiles `proto/` with protox (pure Rust, no system `protoc`) and keeps
+//! the descriptor set for gRPC reflection.
+
+use std::path::PathBuf;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
+    let files = ["ludo/v1/ludo.proto"];
+    println!("cargo:rerun-if-changed={}", root.display());
+    let descriptors = protox::compile(files, [&root])?;
+    let out = PathBuf::from(std::env::var("OUT_DIR")?);
+    std::fs::write(out.join("ludo_descriptor.bin"), prost::Message::encode_to_vec(&descriptors))?;
+    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(descriptors)?;
+    Ok(())
+}

@@ -1,0 +1,65 @@
+//! The ludotheque server: REST (axum) and gRPC (tonic) adapters over the
+//! game service, on one port.
+//!
+//! [`run`] serves a bound listener until a shutdown signal, then flushes the
+//! log; the `ludo` binary only parses flags and calls it, and tests bind
+//! port 0 and drive the real thing.
+#![forbid(unsafe_code)]
+
+pub mod grpc;
+mod openapi;
+pub mod rest;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use ludo_game::GameService;
+use tokio::net::TcpListener;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_swagger_ui::SwaggerUi;
+
+/// The OpenAPI document of the REST API, as served at `/openapi.json`.
+#[must_use]
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    OpenApiRouter::<rest::AppState>::with_openapi(openapi::base()).merge(rest::router()).split_for_parts().1
+}
+
+/// The whole application: REST, gRPC, `/openapi.json`, `/docs`, and a real
+/// 404 for everything else.
+pub fn app(service: Arc<GameService>) -> Router {
+    let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
+    let doc = serde_json::to_value(&api).expect("the OpenAPI document serializes");
+    let kinds = service
+        .kinds()
+        .into_iter()
+        .map(|mut info| {
+            let kind = ludo_game::kinds::kind(&info.kind).expect("listed kinds exist");
+            info.options_schema = openapi::resolved_schema(&doc, kind.options_schema);
+            info
+        })
+        .collect();
+    let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::new(kinds) };
+    let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").url("/openapi.json", api));
+    // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
+    // our own fallback, set after merging, gives REST clients a real 404.
+    rest.merge(grpc::router(service))
+        .fallback(rest::problem::no_route)
+        .method_not_allowed_fallback(rest::problem::wrong_method)
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+/// Serves `service` on `listener` until `shutdown` resolves, then lets
+/// in-flight requests finish and flushes and closes the log.
+///
+/// # Errors
+/// When the listener fails or the final flush fails.
+pub async fn run(listener: TcpListener, service: Arc<GameService>, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, "serving REST and gRPC");
+    axum::serve(listener, app(Arc::clone(&service))).with_graceful_shutdown(shutdown).await?;
+    tracing::info!("stopped accepting requests; flushing the log");
+    service.shutdown().await.map_err(std::io::Error::other)?;
+    tracing::info!("log flushed and closed");
+    Ok(())
+}

@@ -1,0 +1,97 @@
+//! Request extractors that refuse bad input with a problem naming the field.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::{StatusCode, header, request::Parts};
+use serde::de::DeserializeOwned;
+
+use super::problem::Problem;
+
+/// The caller's seat token, if any (`Authorization: Bearer <token>`).
+#[derive(Debug, Clone)]
+pub struct Caller(pub Option<String>);
+
+impl Caller {
+    /// The token as a string slice.
+    pub fn token(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
+            return Ok(Caller(None));
+        };
+        let unauthorized = |detail: &str| Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", detail);
+        let text = value.to_str().map_err(|_| unauthorized("the Authorization header is not text"))?;
+        let (scheme, token) = text.split_once(' ').ok_or_else(|| unauthorized("expected `Authorization: Bearer <token>`"))?;
+        if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+            return Err(unauthorized("expected `Authorization: Bearer <token>`"));
+        }
+        Ok(Caller(Some(token.trim().to_string())))
+    }
+}
+
+/// A JSON body parsed strictly: wrong content type, bad JSON or a wrong
+/// field each get a problem naming what is wrong.
+#[derive(Debug, Clone)]
+pub struct Body<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+    type Rejection = Problem;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let is_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|mime| {
+                let mime = mime.trim().to_ascii_lowercase();
+                mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+            })
+            .unwrap_or(false);
+        if !is_json {
+            return Err(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "send the body as `Content-Type: application/json`"));
+        }
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+            Problem::new(rejection.status(), if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "invalid_input" }, rejection.body_text())
+        })?;
+        let mut json = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut json).map_err(|err| {
+            let path = err.path().to_string();
+            let inner = err.into_inner();
+            let field = if path == "." { "body".to_string() } else { path };
+            Problem::invalid(field, format!("invalid JSON body: {inner}"))
+        })?;
+        json.end().map_err(|err| Problem::invalid("body", format!("invalid JSON body: {err}")))?;
+        Ok(Body(value))
+    }
+}
+
+/// Query parameters parsed strictly, refusing with the offending parameter.
+#[derive(Debug, Clone)]
+pub struct Params<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(value)) => Ok(Params(value)),
+            Err(rejection) => {
+                // axum reports `Failed to deserialize query string: <path>: <reason>`.
+                let text = rejection.body_text();
+                let rest = text.strip_prefix("Failed to deserialize query string: ").unwrap_or(&text);
+                let field = match rest.split_once(": ") {
+                    Some((path, _)) if !path.is_empty() && !path.contains(' ') => path.to_string(),
+                    _ => "query".to_string(),
+                };
+                Err(Problem::invalid(field, text))
+            }
+        }
+    }
+}

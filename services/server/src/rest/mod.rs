@@ -1,0 +1,226 @@
+//! The REST adapter: thin handlers over the game service.
+
+mod extract;
+pub mod problem;
+
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::Json;
+use ludo_game::api::{CreateGame, CreatedGame, EventPage, GameList, GameState, KindInfo, LegalMoves, ListFilter, MoveAccepted, SubmitMove};
+use ludo_game::GameService;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use extract::{Body, Caller, Params};
+use problem::Problem;
+
+/// What every REST handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// The game service.
+    pub service: Arc<GameService>,
+    /// The kinds, with their options schemas resolved from the OpenAPI document.
+    pub kinds: Arc<Vec<KindInfo>>,
+}
+
+type Result<T> = std::result::Result<T, Problem>;
+
+/// The REST routes, with their OpenAPI description.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_kinds))
+        .routes(routes!(create_game, list_games))
+        .routes(routes!(get_game))
+        .routes(routes!(legal_moves))
+        .routes(routes!(submit_move))
+        .routes(routes!(list_events))
+        .routes(routes!(replay))
+        .routes(routes!(health))
+}
+
+/// The game kinds this server hosts.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct KindList {
+    /// Every hosted kind.
+    pub kinds: Vec<KindInfo>,
+}
+
+/// List the game kinds, their player counts and options schemas.
+#[utoipa::path(get, path = "/v1/kinds", tag = "games", responses((status = 200, body = KindList)))]
+async fn list_kinds(State(app): State<AppState>) -> Json<KindList> {
+    Json(KindList { kinds: app.kinds.as_ref().clone() })
+}
+
+/// Create a game. The answer holds each seat's secret token, shown only here.
+#[utoipa::path(
+    post, path = "/v1/games", tag = "games",
+    request_body = CreateGame,
+    responses(
+        (status = 201, body = CreatedGame, headers(("location" = String, description = "URL of the new game"))),
+        (status = 400, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn create_game(State(app): State<AppState>, Body(request): Body<CreateGame>) -> Result<impl IntoResponse> {
+    let created = app.service.create(request).await?;
+    let location = format!("/v1/games/{}", created.id);
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(created)))
+}
+
+/// Filters for `GET /v1/games`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct ListQuery {
+    /// Only games of this kind.
+    kind: Option<String>,
+    /// Only games in this state.
+    state: Option<GameStateFilter>,
+    /// Only games created after this game id (paging: pass `next_after`).
+    after: Option<String>,
+    /// Page size (1 to 1000, default 50).
+    limit: Option<usize>,
+}
+
+/// A game's state, for filtering.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+enum GameStateFilter {
+    /// Games still being played.
+    InProgress,
+    /// Games that are over.
+    Finished,
+}
+
+/// List games, oldest first, in pages.
+#[utoipa::path(
+    get, path = "/v1/games", tag = "games", params(ListQuery),
+    responses((status = 200, body = GameList), (status = 400, body = Problem, content_type = "application/problem+json"))
+)]
+async fn list_games(State(app): State<AppState>, Params(query): Params<ListQuery>) -> Result<Json<GameList>> {
+    let filter = ListFilter {
+        kind: query.kind,
+        finished: query.state.map(|s| matches!(s, GameStateFilter::Finished)),
+        after: query.after,
+        limit: query.limit.unwrap_or(50),
+    };
+    Ok(Json(app.service.list(filter).await?))
+}
+
+/// Get a game as the caller sees it: a seat (with its token) sees its own
+/// hidden items, a spectator (no token) only public ones.
+#[utoipa::path(
+    get, path = "/v1/games/{id}", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, body = GameState),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn get_game(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<GameState>> {
+    Ok(Json(app.service.get(&id, caller.token()).await?))
+}
+
+/// The caller's legal moves: each is exactly a `move` the submit endpoint accepts.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/legal-moves", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, body = LegalMoves),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn legal_moves(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<LegalMoves>> {
+    Ok(Json(app.service.legal_moves(&id, caller.token()).await?))
+}
+
+/// Submit a move for the caller's seat. Answered once the move's record is
+/// durable. With `request_id`, an exact retry returns the first answer.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/moves", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    request_body = SubmitMove,
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, body = MoveAccepted),
+        (status = 400, description = "invalid_input", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "version_conflict, not_your_turn, game_finished", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "rule_violation, request_id_reused", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn submit_move(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Body(request): Body<SubmitMove>) -> Result<Json<MoveAccepted>> {
+    Ok(Json(app.service.submit(&id, caller.token(), request).await?))
+}
+
+/// Paging of `GET /v1/games/{id}/events`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct EventsQuery {
+    /// First record to return (default 0).
+    from: Option<u64>,
+    /// Page size (1 to 1000, default 100).
+    limit: Option<usize>,
+}
+
+/// The game's log, redacted for the caller, in pages.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/events", tag = "games",
+    params(("id" = String, Path, description = "Game id"), EventsQuery),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, body = EventPage),
+        (status = 401, body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn list_events(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<EventsQuery>) -> Result<Json<EventPage>> {
+    Ok(Json(app.service.events(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
+}
+
+/// Which version to replay.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct ReplayQuery {
+    /// The version (record number) to rebuild the game at.
+    at: u64,
+}
+
+/// The game as it was at version `at`, rebuilt from its log, as the caller may see it.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/replay", tag = "games",
+    params(("id" = String, Path, description = "Game id"), ReplayQuery),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, body = GameState),
+        (status = 400, body = Problem, content_type = "application/problem+json"),
+        (status = 404, body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn replay(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<ReplayQuery>) -> Result<Json<GameState>> {
+    Ok(Json(app.service.replay_at(&id, caller.token(), query.at).await?))
+}
+
+/// Liveness answer.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct Health {
+    /// Always `ok` when the server answers.
+    pub status: String,
+}
+
+/// Liveness check.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = Health)))]
+async fn health() -> Json<Health> {
+    Json(Health { status: "ok".into() })
+}
