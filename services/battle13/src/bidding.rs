@@ -12,7 +12,7 @@ use crate::knights::{Family, SEATS};
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::FamilyCard))]
 pub enum FamilyCard {
     /// The Eagle card.
     Eagle,
@@ -75,7 +75,7 @@ pub const BID_CARDS: usize = 19;
     derive(serde::Serialize, serde::Deserialize),
     serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::BidCard))]
 pub enum BidCard {
     /// A family card: the family the player is strongest in, or Neutral.
     Family {
@@ -131,7 +131,7 @@ impl BidCard {
 /// One turn of the talking rounds: a bid card laid, or a pass (B13-10).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Call))]
 pub struct Call {
     /// The seat that spoke.
     pub seat: Seat,
@@ -142,7 +142,7 @@ pub struct Call {
 /// The contract of a joust (B13-14).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Contract))]
 pub struct Contract {
     /// The master player: who laid the highest tournaments card.
     pub master: Seat,

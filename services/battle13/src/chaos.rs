@@ -8,7 +8,7 @@ use crate::knights::SEATS;
 /// The Chaos decision of a joust (B13-16).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Chaos))]
 pub struct Chaos {
     /// Opponents who declined to activate it, in the order they decided.
     pub declined: Vec<Seat>,

@@ -12,7 +12,7 @@ use crate::knights::SEATS;
     derive(serde::Serialize, serde::Deserialize),
     serde(transparent)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(value_type = u8))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(value_type = u8, as = battle13::Camp))]
 pub struct Camp(pub u8);
 
 impl Camp {
@@ -44,7 +44,7 @@ impl Camp {
 /// Crowns earned by one camp in one joust (only one camp scores per joust).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Crowns))]
 pub struct Crowns {
     /// The camp that scores.
     pub camp: Camp,

@@ -14,7 +14,7 @@ use crate::knights::Knight;
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::VoidReason))]
 pub enum VoidReason {
     /// Nobody holds 12 weapons or more (B13-9).
     NoOpener,
@@ -25,7 +25,7 @@ pub enum VoidReason {
 /// One seat's knights in a deal, as a viewer may see them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::DealtHand))]
 pub struct DealtHand {
     /// The seat dealt these knights.
     pub seat: Seat,
@@ -41,7 +41,7 @@ pub struct DealtHand {
     derive(serde::Serialize, serde::Deserialize),
     serde(tag = "type", rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Effect))]
 pub enum Effect {
     /// A joust begins (B13-8).
     JoustStarted {

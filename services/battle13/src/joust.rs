@@ -42,7 +42,7 @@ pub(crate) enum Phase {
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Decision))]
 pub enum Decision {
     /// The opener lays their first bid card (no pass allowed, B13-10).
     OpenBidding,
@@ -61,7 +61,7 @@ pub enum Decision {
 /// Whose decision is awaited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Turn))]
 pub struct Turn {
     /// The seat that must submit the move.
     pub seat: Seat,

@@ -18,7 +18,7 @@ pub const MAX_STRENGTH: u8 = 13;
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Family))]
 pub enum Family {
     /// The Eagle family.
     Eagle,
@@ -61,7 +61,7 @@ impl fmt::Display for Family {
     derive(serde::Serialize, serde::Deserialize),
     serde(deny_unknown_fields)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Knight))]
 pub struct Knight {
     /// The knight's family.
     pub family: Family,

@@ -21,7 +21,7 @@ pub const TARGETS: [u32; 3] = [20, 50, 100];
     derive(serde::Serialize, serde::Deserialize),
     serde(default, deny_unknown_fields)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Options))]
 pub struct Options {
     /// First player of the first joust, 0 to 3; `null` draws it from the seed (B13-8).
     #[cfg_attr(feature = "schema", schema(value_type = Option<u8>, maximum = 3))]

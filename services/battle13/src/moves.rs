@@ -16,7 +16,7 @@ use crate::knights::Knight;
         from = "wire::MoveWire"
     )
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Move))]
 pub enum Move {
     /// Lay a bid card face up in the talking rounds (B13-10 … B13-12).
     Bid {

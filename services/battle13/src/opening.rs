@@ -11,7 +11,7 @@ pub const OPENING_WEAPONS: u32 = 12;
 /// One statement of the opening check, made by the server for a seat (B13-9).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::OpeningAnswer))]
 pub struct OpeningAnswer {
     /// The seat the statement is about.
     pub seat: Seat,

@@ -11,7 +11,7 @@ pub const TOURNAMENTS: u8 = 13;
 /// A knight played face up in a tournament.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Play))]
 pub struct Play {
     /// The seat whose knight it is (the servant's, even when the master chose it).
     pub seat: Seat,
@@ -22,7 +22,7 @@ pub struct Play {
 /// One tournament (trick) of a joust (B13-17).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Tournament))]
 pub struct Tournament {
     /// The tournament's number in the joust, 1 to 13.
     pub number: u8,

@@ -14,7 +14,7 @@ use crate::tournaments::Tournament;
 /// One seat's knights in a joust, as the viewer may see them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Hand))]
 pub struct Hand {
     /// The seat.
     pub seat: Seat,
@@ -29,7 +29,7 @@ pub struct Hand {
 /// A joust as the viewer may see it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Joust))]
 pub struct Joust {
     /// The joust's number, from 1.
     pub number: u32,
@@ -64,7 +64,7 @@ pub struct Joust {
 /// The match as one viewer may see it (B13-25).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::View))]
 pub struct View {
     /// The viewer's seat; `null` for a spectator or an omniscient viewer.
     pub seat: Option<Seat>,

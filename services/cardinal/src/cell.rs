@@ -10,7 +10,7 @@ use std::collections::HashMap;
     derive(serde::Serialize, serde::Deserialize),
     serde(deny_unknown_fields)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Cell))]
 pub struct Cell {
     /// Column, growing east.
     pub x: i32,
@@ -58,7 +58,7 @@ impl Cell {
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Orientation))]
 pub enum Orientation {
     /// Covers (x, y) and (x + 1, y).
     Horizontal,

@@ -14,7 +14,7 @@ use crate::scoring::Scoring;
     derive(serde::Serialize, serde::Deserialize),
     serde(tag = "type", rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Effect))]
 pub enum Effect {
     /// The game was set up; this seat builds first.
     GameStarted {

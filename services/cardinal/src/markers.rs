@@ -12,7 +12,7 @@ pub const MARKERS_PER_COLOUR: u8 = 12;
 /// A number of markers of one colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::MarkerCount))]
 pub struct MarkerCount {
     /// The markers' colour.
     pub colour: Colour,

@@ -16,7 +16,7 @@ use crate::town::neighbours_allow;
     derive(serde::Serialize, serde::Deserialize),
     serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Move))]
 pub enum Move {
     /// Build one building (CA-8); the markers it earns are taken automatically (CA-9).
     Build {

@@ -9,7 +9,7 @@ use ludo_engine::Seat;
     derive(serde::Serialize, serde::Deserialize),
     serde(default, deny_unknown_fields)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Options))]
 pub struct Options {
     /// The seat that plays first; `null` or absent: drawn from the game's seed.
     pub first_seat: Option<Seat>,

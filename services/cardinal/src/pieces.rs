@@ -11,7 +11,7 @@ use crate::cell::{Cell, Orientation};
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Shape))]
 pub enum Shape {
     /// One cell; towers and squares must touch one.
     House,
@@ -62,7 +62,7 @@ impl Shape {
     derive(serde::Serialize, serde::Deserialize),
     serde(transparent)
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(value_type = u8))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(value_type = u8, as = cardinal::Colour))]
 pub struct Colour(pub u8);
 
 impl Colour {
@@ -102,7 +102,7 @@ pub const BUILDINGS_PER_SHAPE: u8 = 2;
 /// A building standing in the town.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Building))]
 pub struct Building {
     /// The seat that built it.
     pub seat: Seat,

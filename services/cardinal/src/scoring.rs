@@ -10,7 +10,7 @@ use crate::town::Town;
 /// The scores of every seat and who wins.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Scoring))]
 pub struct Scoring {
     /// True while the game runs: the scores are what the players would get if it ended now.
     pub provisional: bool,
@@ -23,7 +23,7 @@ pub struct Scoring {
 /// One seat's score breakdown.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::SeatScore))]
 pub struct SeatScore {
     /// The seat.
     pub seat: Seat,

@@ -12,7 +12,7 @@ use crate::town::{CATHEDRAL_TOWER, NAVE};
 /// The whole public state of a game.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::View))]
 pub struct View {
     /// Number of seats (2 to 4).
     pub players: u8,
@@ -61,7 +61,7 @@ pub struct View {
 /// One seat's colours and the markers it has taken.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::SeatView))]
 pub struct SeatView {
     /// The seat.
     pub seat: Seat,
@@ -74,7 +74,7 @@ pub struct SeatView {
 /// The cathedral's two cells (CA-3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Cathedral))]
 pub struct Cathedral {
     /// The nave: counts as a house.
     pub nave: Cell,
@@ -85,7 +85,7 @@ pub struct Cathedral {
 /// How many buildings of one colour are left, per shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::BuildingsLeft))]
 pub struct BuildingsLeft {
     /// The colour.
     pub colour: Colour,
@@ -100,7 +100,7 @@ pub struct BuildingsLeft {
 /// The last building's shape and colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::LastBuilt))]
 pub struct LastBuilt {
     /// Its shape: the next building needs another (law 6).
     pub shape: Shape,
@@ -115,7 +115,7 @@ pub struct LastBuilt {
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
-#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Phase))]
 pub enum Phase {
     /// The seat to act must submit a `build` move.
     Build,

@@ -160,6 +160,8 @@ pub struct GameState {
 /// The caller's legal moves.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct LegalMoves {
+    /// Game kind (the shape of each move).
+    pub kind: String,
     /// Version the list is valid for.
     pub version: u64,
     /// The caller's seat.
@@ -189,6 +191,8 @@ pub struct SubmitMove {
 /// An accepted move.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct MoveAccepted {
+    /// Game kind (the shape of the effects and view).
+    pub kind: String,
     /// Version after the move (its record's number).
     pub version: u64,
     /// Whose turn, or the result, after the move.
@@ -234,6 +238,8 @@ pub struct Event {
 /// A page of a game's log.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct EventPage {
+    /// Game kind (the shape of moves and effects).
+    pub kind: String,
     /// The game's latest version.
     pub version: u64,
     /// Records in order.

@@ -24,7 +24,7 @@ pub struct Kind {
     /// Most seats.
     pub max_players: usize,
     /// Name of the options schema in the OpenAPI components.
-    pub options_schema: &'static str,
+    pub options_schema: fn() -> std::borrow::Cow<'static, str>,
     default_options: fn() -> Value,
     create: fn(usize, &Value, &Seed) -> Result<NewGame, CreateError>,
 }
@@ -42,7 +42,7 @@ pub static KINDS: &[Kind] = &[Kind {
     ruleset: ludo_cardinal::Game::RULESET,
     min_players: ludo_cardinal::Game::MIN_PLAYERS,
     max_players: ludo_cardinal::Game::MAX_PLAYERS,
-    options_schema: "CardinalOptions",
+    options_schema: <ludo_cardinal::Options as utoipa::ToSchema>::name,
     default_options: default_options::<ludo_cardinal::Game>,
     create: create::<ludo_cardinal::Game>,
 }];

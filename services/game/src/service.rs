@@ -388,7 +388,7 @@ impl GameService {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         let current = slot.current();
-        Ok(LegalMoves { version: current.version, seat, moves: current.game.legal_moves(seat) })
+        Ok(LegalMoves { kind: slot.meta.kind.id.into(), version: current.version, seat, moves: current.game.legal_moves(seat) })
     }
 
     /// Submits a move for the token's seat.
@@ -442,7 +442,7 @@ impl GameService {
             writer.request_ids.insert(request_id, seq);
         }
         let status = game.status();
-        let answer = answer(seq, &status, game.as_ref(), seat, &applied.effects);
+        let answer = answer(slot.meta.kind, seq, &status, game.as_ref(), seat, &applied.effects);
         *slot.current.write().expect("current lock") = Arc::new(Current { version: seq, status, game });
         drop(writer);
         Ok(answer)
@@ -462,7 +462,7 @@ impl GameService {
             return Err(ServiceError::RequestIdReused { request_id: first.request_id.clone().unwrap_or_default(), version: seq });
         }
         let status = replayed.game.status();
-        Ok(answer(seq, &status, replayed.game.as_ref(), seat, &replayed.effects[seq as usize]))
+        Ok(answer(slot.meta.kind, seq, &status, replayed.game.as_ref(), seat, &replayed.effects[seq as usize]))
     }
 
     /// A page of the log, redacted for the caller.
@@ -475,7 +475,7 @@ impl GameService {
         let current = slot.current();
         let limit = limit.clamp(1, MAX_PAGE) as u64;
         if from > current.version {
-            return Ok(EventPage { version: current.version, events: vec![], next_from: None });
+            return Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events: vec![], next_from: None });
         }
         let to = (from + limit).min(current.version + 1);
         let records = self.records(&slot, from, Some(to)).await?;
@@ -494,7 +494,7 @@ impl GameService {
             })
             .collect();
         let next_from = (to <= current.version).then_some(to);
-        Ok(EventPage { version: current.version, events, next_from })
+        Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events, next_from })
     }
 
     /// The game at version `at`, as the caller may see it.
@@ -587,9 +587,10 @@ fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Ve
 }
 
 /// The answer to an accepted move, as its mover sees it.
-fn answer(version: u64, status: &Status, game: &dyn DynGame, seat: Seat, effects: &[Value]) -> MoveAccepted {
+fn answer(kind: &Kind, version: u64, status: &Status, game: &dyn DynGame, seat: Seat, effects: &[Value]) -> MoveAccepted {
     let seen_as = effective(Viewer::Seat(seat), status);
     MoveAccepted {
+        kind: kind.id.into(),
         version,
         status: status.clone(),
         effects: effects.iter().map(|e| game.redact(e, seen_as)).collect(),

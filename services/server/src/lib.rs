@@ -27,7 +27,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 
 /// The whole application: REST, gRPC, `/openapi.json`, `/docs`, and a real
 /// 404 for everything else.
-pub fn app(service: Arc<GameService>) -> Router {
+pub async fn app(service: Arc<GameService>) -> Router {
     let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
     let doc = serde_json::to_value(&api).expect("the OpenAPI document serializes");
     let kinds = service
@@ -35,15 +35,16 @@ pub fn app(service: Arc<GameService>) -> Router {
         .into_iter()
         .map(|mut info| {
             let kind = ludo_game::kinds::kind(&info.kind).expect("listed kinds exist");
-            info.options_schema = openapi::resolved_schema(&doc, kind.options_schema);
+            info.options_schema = openapi::resolved_schema(&doc, &(kind.options_schema)());
             info
         })
         .collect();
-    let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::new(kinds) };
+    let kinds = Arc::new(kinds);
+    let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::clone(&kinds) };
     let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").url("/openapi.json", api));
     // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
     // our own fallback, set after merging, gives REST clients a real 404.
-    rest.merge(grpc::router(service))
+    rest.merge(grpc::router(service, kinds).await)
         .fallback(rest::problem::no_route)
         .method_not_allowed_fallback(rest::problem::wrong_method)
         .layer(tower_http::trace::TraceLayer::new_for_http())
@@ -57,7 +58,7 @@ pub fn app(service: Arc<GameService>) -> Router {
 pub async fn run(listener: TcpListener, service: Arc<GameService>, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "serving REST and gRPC");
-    axum::serve(listener, app(Arc::clone(&service))).with_graceful_shutdown(shutdown).await?;
+    axum::serve(listener, app(Arc::clone(&service)).await).with_graceful_shutdown(shutdown).await?;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;
     tracing::info!("log flushed and closed");

@@ -1,0 +1,216 @@
+//! The gRPC adapter (`ludo.v1.Ludo`): thin handlers over the game service,
+//! plus gRPC health and reflection.
+
+pub mod convert;
+pub mod status;
+
+use std::sync::Arc;
+
+use ludo_game::GameService;
+use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, SubmitMove};
+use ludo_proto::v1 as pb;
+use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
+use tonic::{Request, Response, Status};
+
+use convert::{effects_out, move_in, move_out, options_in, options_out, status_out, view_out};
+use status::{from_service, invalid, unauthorized};
+
+/// The gRPC routes: `ludo.v1.Ludo`, health and reflection (v1 and v1alpha).
+pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axum::Router {
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health.set_serving::<LudoServer<Api>>().await;
+    let reflection_v1 = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(ludo_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .expect("the descriptor set is valid");
+    let reflection_v1alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(ludo_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1alpha()
+        .expect("the descriptor set is valid");
+    tonic::service::Routes::new(LudoServer::new(Api { service, kinds }))
+        .add_service(health_service)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .into_axum_router()
+}
+
+/// The `ludo.v1.Ludo` service.
+pub struct Api {
+    service: Arc<GameService>,
+    kinds: Arc<Vec<KindInfo>>,
+}
+
+/// The seat token from `authorization: Bearer <token>` metadata, if any.
+fn token<T>(request: &Request<T>) -> Result<Option<String>, Status> {
+    let Some(value) = request.metadata().get("authorization") else { return Ok(None) };
+    let text = value.to_str().map_err(|_| unauthorized("the authorization metadata is not text"))?;
+    match text.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
+        _ => Err(unauthorized("expected `authorization: Bearer <token>`")),
+    }
+}
+
+fn game_state(state: GameState) -> Result<pb::GameState, Status> {
+    Ok(pb::GameState {
+        options: Some(options_out(&state.kind, &state.options)?),
+        view: Some(view_out(&state.kind, &state.view)?),
+        status: Some(status_out(&state.status)),
+        seats: seats(&state.seats),
+        viewer_seat: state.viewer_seat.map(|s| u32::from(s.0)),
+        id: state.id,
+        kind: state.kind,
+        ruleset: state.ruleset,
+        version: state.version,
+        latest_version: state.latest_version,
+        created_at: state.created_at,
+        seed_commitment: state.seed_commitment,
+        seed: state.seed,
+    })
+}
+
+fn seats(seats: &[ludo_game::api::SeatInfo]) -> Vec<pb::SeatInfo> {
+    seats.iter().map(|s| pb::SeatInfo { seat: u32::from(s.seat.0), name: s.name.clone() }).collect()
+}
+
+fn limit(value: u32, default: usize) -> usize {
+    if value == 0 { default } else { value as usize }
+}
+
+#[tonic::async_trait]
+impl Ludo for Api {
+    async fn list_kinds(&self, _: Request<pb::ListKindsRequest>) -> Result<Response<pb::ListKindsResponse>, Status> {
+        let kinds = self
+            .kinds
+            .iter()
+            .map(|k| {
+                Ok(pb::KindInfo {
+                    kind: k.kind.clone(),
+                    name: k.name.clone(),
+                    ruleset: k.ruleset.clone(),
+                    min_players: k.min_players as u32,
+                    max_players: k.max_players as u32,
+                    default_options: Some(options_out(&k.kind, &k.default_options)?),
+                    options_schema_json: k.options_schema.to_string(),
+                })
+            })
+            .collect::<Result<_, Status>>()?;
+        Ok(Response::new(pb::ListKindsResponse { kinds }))
+    }
+
+    async fn create_game(&self, request: Request<pb::CreateGameRequest>) -> Result<Response<pb::CreateGameResponse>, Status> {
+        let request = request.into_inner();
+        if ludo_game::kinds::kind(&request.kind).is_none() {
+            return Err(from_service(ludo_game::ServiceError::invalid("kind", format!("unknown game kind `{}`", request.kind))));
+        }
+        let options = options_in(&request.kind, request.options)?;
+        let created = self.service.create(CreateGame { kind: request.kind, players: request.players, options }).await.map_err(from_service)?;
+        Ok(Response::new(pb::CreateGameResponse {
+            status: Some(status_out(&created.status)),
+            seats: created.seats.into_iter().map(|s| pb::SeatToken { seat: u32::from(s.seat.0), name: s.name, token: s.token }).collect(),
+            id: created.id,
+            kind: created.kind,
+            version: created.version,
+            seed_commitment: created.seed_commitment,
+        }))
+    }
+
+    async fn list_games(&self, request: Request<pb::ListGamesRequest>) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let request = request.into_inner();
+        let finished = match pb::GameStateFilter::try_from(request.state) {
+            Ok(pb::GameStateFilter::Any) => None,
+            Ok(pb::GameStateFilter::InProgress) => Some(false),
+            Ok(pb::GameStateFilter::Finished) => Some(true),
+            Err(_) => return Err(invalid("state", "unknown state filter")),
+        };
+        let filter = ListFilter {
+            kind: Some(request.kind).filter(|k| !k.is_empty()),
+            finished,
+            after: Some(request.after).filter(|a| !a.is_empty()),
+            limit: limit(request.limit, 50),
+        };
+        let list = self.service.list(filter).await.map_err(from_service)?;
+        Ok(Response::new(pb::ListGamesResponse {
+            games: list
+                .games
+                .into_iter()
+                .map(|g| pb::GameSummary {
+                    seats: seats(&g.seats),
+                    status: Some(status_out(&g.status)),
+                    id: g.id,
+                    kind: g.kind,
+                    version: g.version,
+                    created_at: g.created_at,
+                })
+                .collect(),
+            next_after: list.next_after,
+        }))
+    }
+
+    async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameState>, Status> {
+        let token = token(&request)?;
+        let state = self.service.get(&request.get_ref().id, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(game_state(state)?))
+    }
+
+    async fn list_legal_moves(&self, request: Request<pb::ListLegalMovesRequest>) -> Result<Response<pb::LegalMoves>, Status> {
+        let token = token(&request)?;
+        let legal = self.service.legal_moves(&request.get_ref().id, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(pb::LegalMoves {
+            version: legal.version,
+            seat: u32::from(legal.seat.0),
+            moves: legal.moves.iter().map(|m| move_out(&legal.kind, m)).collect::<Result<_, _>>()?,
+        }))
+    }
+
+    async fn submit_move(&self, request: Request<pb::SubmitMoveRequest>) -> Result<Response<pb::MoveAccepted>, Status> {
+        let token = token(&request)?;
+        let request = request.into_inner();
+        let submit = SubmitMove { mv: move_in(request.r#move)?, expected_version: request.expected_version, request_id: request.request_id };
+        let accepted = self.service.submit(&request.id, token.as_deref(), submit).await.map_err(from_service)?;
+        Ok(Response::new(pb::MoveAccepted {
+            version: accepted.version,
+            status: Some(status_out(&accepted.status)),
+            effects: effects_out(&accepted.kind, &accepted.effects)?,
+            view: Some(view_out(&accepted.kind, &accepted.view)?),
+        }))
+    }
+
+    async fn list_events(&self, request: Request<pb::ListEventsRequest>) -> Result<Response<pb::EventPage>, Status> {
+        let token = token(&request)?;
+        let request = request.into_inner();
+        let page = self.service.events(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
+        let kind = page.kind.as_str();
+        let events = page
+            .events
+            .into_iter()
+            .map(|event| {
+                let record = match (event.game, event.seat, event.mv) {
+                    (Some(created), _, _) => pb::event::Record::GameCreated(pb::GameCreated {
+                        options: Some(options_out(kind, &created.options)?),
+                        game_id: created.game_id,
+                        kind: created.kind,
+                        ruleset: created.ruleset,
+                        seats: created.seats,
+                        seed_commitment: created.seed_commitment,
+                    }),
+                    (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
+                        seat: u32::from(seat.0),
+                        r#move: Some(move_out(kind, &mv)?),
+                        request_id: event.request_id,
+                    }),
+                    _ => return Err(Status::internal("an event is neither game_created nor a move")),
+                };
+                Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(kind, &event.effects)?, hash: event.hash })
+            })
+            .collect::<Result<_, Status>>()?;
+        Ok(Response::new(pb::EventPage { version: page.version, events, next_from: page.next_from }))
+    }
+
+    async fn get_replay(&self, request: Request<pb::GetReplayRequest>) -> Result<Response<pb::GameState>, Status> {
+        let token = token(&request)?;
+        let state = self.service.replay_at(&request.get_ref().id, token.as_deref(), request.get_ref().at).await.map_err(from_service)?;
+        Ok(Response::new(game_state(state)?))
+    }
+}

@@ -1,0 +1,59 @@
+//! Service errors as gRPC statuses, with the REST problem's machine code in
+//! a `google.rpc.ErrorInfo` detail.
+
+use std::collections::HashMap;
+
+use ludo_game::ServiceError;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+/// The `ErrorInfo.domain` of every ludotheque error.
+pub const DOMAIN: &str = "ludotheque";
+
+/// A status carrying `reason` (the stable code) and `metadata` in an ErrorInfo.
+pub fn status(code: Code, reason: &str, message: String, metadata: HashMap<String, String>) -> Status {
+    let details = ErrorDetails::with_error_info(reason, DOMAIN, metadata);
+    Status::with_error_details(code, message, details)
+}
+
+/// An `invalid_input` status naming `field` (ErrorInfo + BadRequest).
+pub fn invalid(field: &str, reason: &str) -> Status {
+    let mut details = ErrorDetails::with_error_info("invalid_input", DOMAIN, [("field".to_string(), field.to_string())]);
+    details.add_bad_request_violation(field, reason);
+    Status::with_error_details(Code::InvalidArgument, format!("invalid `{field}`: {reason}"), details)
+}
+
+/// An `unauthorized` status.
+pub fn unauthorized(reason: &str) -> Status {
+    status(Code::Unauthenticated, "unauthorized", reason.to_string(), HashMap::new())
+}
+
+/// The one place service errors become gRPC statuses.
+pub fn from_service(err: ServiceError) -> Status {
+    let message = err.to_string();
+    let reason = err.code();
+    let meta = |pairs: &[(&str, String)]| pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<HashMap<_, _>>();
+    match err {
+        ServiceError::NotFound { .. } => status(Code::NotFound, reason, message, HashMap::new()),
+        ServiceError::InvalidInput { field, reason: why } => invalid(&field, &why),
+        ServiceError::Unauthorized { .. } => status(Code::Unauthenticated, reason, message, HashMap::new()),
+        ServiceError::RuleViolation { rule, .. } => status(Code::FailedPrecondition, reason, message, meta(&[("rule", rule)])),
+        ServiceError::NotYourTurn { to_move, .. } => {
+            let seats: Vec<String> = to_move.iter().map(|s| s.0.to_string()).collect();
+            status(Code::FailedPrecondition, reason, message, meta(&[("to_move", seats.join(","))]))
+        }
+        ServiceError::GameFinished => status(Code::FailedPrecondition, reason, message, HashMap::new()),
+        ServiceError::VersionConflict { expected, current } => status(
+            Code::Aborted,
+            reason,
+            message,
+            meta(&[("current_version", current.to_string()), ("expected_version", expected.to_string())]),
+        ),
+        ServiceError::RequestIdReused { .. } => status(Code::AlreadyExists, reason, message, HashMap::new()),
+        ServiceError::Storage(_) => status(Code::Unavailable, reason, message, HashMap::new()),
+        ServiceError::CorruptLog { .. } | ServiceError::Internal(_) => {
+            tracing::error!(%message, reason, "server-side failure");
+            status(if reason == "corrupt_log" { Code::DataLoss } else { Code::Internal }, reason, message, HashMap::new())
+        }
+    }
+}
