@@ -1,1 +1,31 @@
+//! The event store of ludotheque: every game is one append-only stream of
+//! opaque records, and this crate keeps those streams.
+//!
+//! - [`EventStore`] is the contract the game service is written against
+//!   (append with an expected next seq, read a range, list streams, side data
+//!   sealed at creation, notices of durable appends, graceful close).
+//! - [`SledStore`] is the embedded default: sled, one dedicated writer thread,
+//!   group commit (concurrent appends share one flush).
+//! - [`MemoryStore`] has the same semantics without a disk, for tests.
+//!
+//! Keys are built in [`key`]: stream id ‖ big-endian seq, so sled's byte order
+//! is log order.
+//!
+//! # What "durable" means
+//! An append is acknowledged (its [`PendingAppend`] resolves to `Ok`) only
+//! after its records are flushed; see [`Durability`] for exactly what each
+//! mode survives. Readers only ever see acknowledged records.
 #![forbid(unsafe_code)]
+
+mod contract;
+pub mod key;
+mod memory;
+mod sled_store;
+
+pub use contract::{
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats,
+    StoredRecord,
+};
+pub use key::{RecordKey, StreamId};
+pub use memory::MemoryStore;
+pub use sled_store::{Durability, SledOptions, SledStore};

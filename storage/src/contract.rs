@@ -1,0 +1,356 @@
+//! The event-store contract shared by every backend.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+use tokio::sync::{broadcast, oneshot};
+
+use crate::key::StreamId;
+
+/// Capacity of the notice channel behind [`EventStore::subscribe`]. A
+/// subscriber that falls further behind gets
+/// [`broadcast::error::RecvError::Lagged`] and should re-read the streams it
+/// follows from the store.
+pub const NOTICE_BUFFER: usize = 4096;
+
+/// One stored record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredRecord {
+    /// Position in the stream, from 0.
+    pub seq: u64,
+    /// The record as appended (the store never interprets it).
+    pub bytes: Vec<u8>,
+}
+
+/// An atomic append of one or more records to one stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppendRequest {
+    /// The stream appended to.
+    pub stream: StreamId,
+    /// The seq the first new record must get (= number of records already in
+    /// the stream). 0 creates the stream.
+    pub expected_next: u64,
+    /// Records to append atomically, seqs `expected_next`, `expected_next + 1`,
+    /// … (non-empty).
+    pub records: Vec<Vec<u8>>,
+    /// Side data kept beside the stream but outside the log (the game's
+    /// secret seed and token hashes); only allowed when creating the stream
+    /// (`expected_next == 0`); written atomically with record 0.
+    pub sealed: Option<Vec<u8>>,
+}
+
+impl AppendRequest {
+    /// A request creating `stream` with its first records and optional side
+    /// data.
+    #[must_use]
+    pub fn create(stream: StreamId, records: Vec<Vec<u8>>, sealed: Option<Vec<u8>>) -> Self {
+        AppendRequest {
+            stream,
+            expected_next: 0,
+            records,
+            sealed,
+        }
+    }
+
+    /// A request appending `records` to `stream` at `expected_next`.
+    #[must_use]
+    pub fn at(stream: StreamId, expected_next: u64, records: Vec<Vec<u8>>) -> Self {
+        AppendRequest {
+            stream,
+            expected_next,
+            records,
+            sealed: None,
+        }
+    }
+
+    /// Checks what can be checked without the stream's state.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for an empty batch, sealed data on a
+    /// non-creating append, or seqs that would overflow `u64`.
+    pub fn validate(&self) -> Result<(), StoreError> {
+        if self.records.is_empty() {
+            return Err(StoreError::Invalid(
+                "an append needs at least one record".into(),
+            ));
+        }
+        if self.sealed.is_some() && self.expected_next != 0 {
+            return Err(StoreError::Invalid(format!(
+                "sealed data can only be written when creating a stream \
+                 (expected_next = 0), not at expected_next = {}",
+                self.expected_next
+            )));
+        }
+        self.next_after().map(|_| ())
+    }
+
+    /// The stream's next seq once this request is applied.
+    pub(crate) fn next_after(&self) -> Result<u64, StoreError> {
+        u64::try_from(self.records.len())
+            .ok()
+            .and_then(|count| self.expected_next.checked_add(count))
+            .ok_or_else(|| {
+                StoreError::Invalid(format!(
+                    "{} records at expected_next = {} overflow the seq range",
+                    self.records.len(),
+                    self.expected_next
+                ))
+            })
+    }
+
+    /// Bytes carried (records and side data), to bound a commit group.
+    pub(crate) fn payload_len(&self) -> usize {
+        self.records.iter().map(Vec::len).sum::<usize>() + self.sealed.as_ref().map_or(0, Vec::len)
+    }
+}
+
+/// Notice broadcast after records are durable: `stream` now holds
+/// `first_seq..next_seq` more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Appended {
+    /// The stream appended to.
+    pub stream: StreamId,
+    /// Seq of the first appended record.
+    pub first_seq: u64,
+    /// The stream's next seq after the append (= its record count).
+    pub next_seq: u64,
+}
+
+/// Why the store refused or failed an operation.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// Optimistic concurrency: the stream is not at `expected_next`. Nothing
+    /// was written. `actual_next` is durable when this is reported.
+    #[error(
+        "stream {stream}: append expected next seq {expected_next}, but the stream is at {actual_next}"
+    )]
+    Conflict {
+        /// The stream appended to.
+        stream: StreamId,
+        /// What the request expected.
+        expected_next: u64,
+        /// The stream's actual next seq.
+        actual_next: u64,
+    },
+    /// The request itself is malformed (empty batch, sealed data on a
+    /// non-creating append …). Nothing was written.
+    #[error("invalid append: {0}")]
+    Invalid(String),
+    /// The storage backend failed (sled or I/O error, corrupt data). For an
+    /// append the outcome is unknown: the records were not acknowledged but
+    /// may reappear after a restart.
+    #[error("storage backend failure: {0}")]
+    Backend(String),
+    /// The store was closed.
+    #[error("the event store is closed")]
+    Closed,
+}
+
+/// Counters making group commit observable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Appends acknowledged.
+    pub appends: u64,
+    /// Records acknowledged.
+    pub records: u64,
+    /// Flushes done (sled: one per commit group that wrote something).
+    pub flushes: u64,
+    /// Commit groups processed (sled: one per wake-up of the writer).
+    pub groups: u64,
+}
+
+/// A pending append: resolves once the records are durable (or refused).
+///
+/// Await it from async code, or call [`PendingAppend::wait`] from a plain
+/// thread. Dropping it does not cancel the append.
+#[must_use = "an append is only known to be durable once its PendingAppend resolves"]
+#[derive(Debug)]
+pub struct PendingAppend(Pending);
+
+#[derive(Debug)]
+enum Pending {
+    Ready(Option<Result<Appended, StoreError>>),
+    Waiting(oneshot::Receiver<Result<Appended, StoreError>>),
+}
+
+impl PendingAppend {
+    /// An append already decided (refused requests, synchronous backends).
+    pub fn ready(result: Result<Appended, StoreError>) -> Self {
+        PendingAppend(Pending::Ready(Some(result)))
+    }
+
+    /// An append answered later through `receiver`. If its sender is dropped
+    /// unanswered, the append resolves to [`StoreError::Backend`].
+    pub fn from_receiver(receiver: oneshot::Receiver<Result<Appended, StoreError>>) -> Self {
+        PendingAppend(Pending::Waiting(receiver))
+    }
+
+    /// Blocks the calling thread until the append is durable or refused.
+    /// For synchronous callers only: inside an async task, `.await` instead
+    /// (this would block a runtime worker).
+    ///
+    /// # Errors
+    /// Whatever the store answered: [`StoreError::Conflict`],
+    /// [`StoreError::Invalid`], [`StoreError::Backend`], [`StoreError::Closed`].
+    pub fn wait(mut self) -> Result<Appended, StoreError> {
+        // A minimal block_on: the waker unparks this thread; spurious
+        // wake-ups just poll again. (tokio's `blocking_recv` would panic when
+        // called from a runtime thread; this never panics.)
+        struct Unpark(std::thread::Thread);
+        impl Wake for Unpark {
+            fn wake(self: Arc<Self>) {
+                self.0.unpark();
+            }
+            fn wake_by_ref(self: &Arc<Self>) {
+                self.0.unpark();
+            }
+        }
+        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+        let mut cx = Context::from_waker(&waker);
+        loop {
+            if let Poll::Ready(result) = Pin::new(&mut self).poll(&mut cx) {
+                return result;
+            }
+            std::thread::park();
+        }
+    }
+}
+
+impl Future for PendingAppend {
+    type Output = Result<Appended, StoreError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match &mut self.0 {
+            Pending::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
+                Err(StoreError::Backend("append polled after completion".into()))
+            })),
+            Pending::Waiting(receiver) => Pin::new(receiver).poll(cx).map(|answer| {
+                answer.unwrap_or_else(|_| {
+                    Err(StoreError::Backend(
+                        "the store stopped without answering this append".into(),
+                    ))
+                })
+            }),
+        }
+    }
+}
+
+/// The event-store contract. Object safe: the service holds an
+/// `Arc<dyn EventStore>`.
+///
+/// Readers only see acknowledged (durable) records: a record becomes visible
+/// to [`read`](EventStore::read), [`next_seq`](EventStore::next_seq),
+/// [`list_streams`](EventStore::list_streams) and
+/// [`sealed`](EventStore::sealed) no later than its append resolves and its
+/// notice is sent, and never before it is durable.
+pub trait EventStore: Send + Sync + 'static {
+    /// Queues an append; never blocks on I/O. Resolves only after its records
+    /// are durable (or with the reason they were refused).
+    fn append(&self, request: AppendRequest) -> PendingAppend;
+
+    /// Records `from..to` (`to = None`: to the end) in seq order. A range
+    /// past the end, an empty or reversed range, or an unknown stream reads
+    /// nothing. May block briefly (sled read): async callers use
+    /// `spawn_blocking`.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] (including corrupt data), [`StoreError::Closed`].
+    fn read(
+        &self,
+        stream: StreamId,
+        from: u64,
+        to: Option<u64>,
+    ) -> Result<Vec<StoredRecord>, StoreError>;
+
+    /// Number of records in the stream (0 = no such stream).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`], [`StoreError::Closed`].
+    fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError>;
+
+    /// Stream ids in byte order, strictly after `after`, at most `limit`.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`], [`StoreError::Closed`].
+    fn list_streams(
+        &self,
+        after: Option<StreamId>,
+        limit: usize,
+    ) -> Result<Vec<StreamId>, StoreError>;
+
+    /// The side data stored with the stream's creation (`None` if the stream
+    /// does not exist or was created without any).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`], [`StoreError::Closed`].
+    fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Receives a notice for every durable append, in append order. The
+    /// channel ends (`RecvError::Closed`) when the store is closed; see
+    /// [`NOTICE_BUFFER`] for slow receivers.
+    fn subscribe(&self) -> broadcast::Receiver<Appended>;
+
+    /// Makes everything durable and stops accepting appends (graceful
+    /// shutdown). Later appends and reads get [`StoreError::Closed`]; closing
+    /// again is a no-op.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] if the final flush failed (or an earlier group
+    /// commit did).
+    fn close(&self) -> Result<(), StoreError>;
+
+    /// Counters (appends, records, flushes, commit groups) since opening.
+    fn stats(&self) -> StoreStats {
+        StoreStats::default()
+    }
+}
+
+/// A receiver that reports `Closed` at once: what `subscribe` hands out after
+/// the store was closed.
+pub(crate) fn closed_receiver() -> broadcast::Receiver<Appended> {
+    broadcast::channel(1).1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_contract_types_can_be_shared_across_threads() {
+        fn shared<T: Send + Sync + 'static>() {}
+        fn sent<T: Send + Unpin + 'static>() {}
+        shared::<crate::SledStore>();
+        shared::<crate::MemoryStore>();
+        shared::<std::sync::Arc<dyn EventStore>>();
+        shared::<StoreError>();
+        sent::<PendingAppend>();
+    }
+
+    #[tokio::test]
+    async fn wait_does_not_panic_inside_a_runtime() {
+        // tokio's own blocking_recv would panic here.
+        let (reply, answer) = oneshot::channel();
+        let notice = Appended {
+            stream: StreamId([1; 16]),
+            first_seq: 0,
+            next_seq: 1,
+        };
+        let sent = notice.clone();
+        let sender = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            reply.send(Ok(sent))
+        });
+        assert_eq!(PendingAppend::from_receiver(answer).wait(), Ok(notice));
+        assert!(sender.join().expect("sender").is_ok());
+    }
+
+    #[test]
+    fn an_unanswered_append_is_a_backend_error() {
+        let (reply, answer) = oneshot::channel::<Result<Appended, StoreError>>();
+        drop(reply);
+        let result = PendingAppend::from_receiver(answer).wait();
+        assert!(matches!(result, Err(StoreError::Backend(_))), "{result:?}");
+    }
+}

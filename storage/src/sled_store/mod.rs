@@ -1,0 +1,429 @@
+//! The sled backend, the embedded default.
+//!
+//! Layout: tree `records` (key = [`RecordKey`] bytes, value = the record),
+//! tree `sealed` (key = stream id, value = the side data). There is no stream
+//! index: streams are listed by seeking in `records`. Sequence numbers come
+//! from the last key of a stream, never from sled's `generate_id()` (which
+//! jumps after a restart).
+//!
+//! All writes go through one dedicated writer thread ([`writer`]) doing group
+//! commit; reads run on the caller's thread.
+
+mod fsync;
+#[cfg(test)]
+mod tests;
+mod writer;
+
+use std::collections::HashMap;
+use std::fmt::Display;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tokio::sync::{broadcast, oneshot};
+
+use crate::contract::{
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats,
+    StoredRecord, closed_receiver,
+};
+use crate::key::{RecordKey, StreamId};
+use writer::{Job, Writer};
+
+/// What an acknowledged append survives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Durability {
+    /// sled's `flush()` once per commit group. On Linux it writes the log
+    /// with `sync_file_range`: an acknowledged record survives the process
+    /// being killed (even `kill -9`) at any instant, but **not** a power loss
+    /// or kernel crash until sled's periodic fsync (every 500 ms) has run
+    /// after it, since neither the file's metadata nor the disk's write cache
+    /// are flushed.
+    #[default]
+    Flush,
+    /// As `Flush`, then a real `fsync` of sled's data file (and of any new
+    /// blob files and their directory) before the group is acknowledged: an
+    /// acknowledged record also survives a power loss, provided the disk
+    /// honours flush requests. Costs one fsync per group (see the `append`
+    /// benchmark).
+    Fsync,
+}
+
+/// Options of [`SledStore::open`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SledOptions {
+    /// What an acknowledged append survives.
+    pub durability: Durability,
+}
+
+/// Tree names.
+const RECORDS_TREE: &str = "records";
+const SEALED_TREE: &str = "sealed";
+
+/// How long `open` waits for sled's file lock, which a store closed an
+/// instant ago in this process may still hold while sled's background I/O
+/// threads let go of the file.
+const LOCK_WAIT: Duration = Duration::from_secs(3);
+
+/// Above this many cached stream states the writer forgets the settled ones
+/// (they are re-read from the last key on next use).
+const MAX_CACHED_STREAMS: usize = 1 << 20;
+
+/// An event store on sled with group commit. See [`Durability`] for what an
+/// acknowledged append survives.
+///
+/// Dropping the store closes it like [`EventStore::close`] (errors ignored):
+/// queued appends are still committed and answered, the writer thread is
+/// joined and sled's file lock is released.
+#[derive(Debug)]
+pub struct SledStore {
+    /// The sled handles; `None` once closed, so that closing releases sled's
+    /// file lock even while the store value itself lives on.
+    handles: RwLock<Option<Arc<Handles>>>,
+    shared: Arc<Shared>,
+    /// Queue to the writer; `None` once closed.
+    jobs: RwLock<Option<mpsc::Sender<Job>>>,
+    /// Where notices come from; `None` once closed (ending subscribers).
+    notices: Mutex<Option<broadcast::Sender<Appended>>>,
+    writer: Mutex<Option<JoinHandle<Result<(), StoreError>>>>,
+}
+
+/// The open database and its trees.
+#[derive(Debug)]
+struct Handles {
+    db: sled::Db,
+    records: sled::Tree,
+    sealed: sled::Tree,
+}
+
+/// State shared by the writer and the readers.
+#[derive(Debug, Default)]
+struct Shared {
+    /// Streams the writer has touched since opening. An entry exists whenever
+    /// the records tree may hold records of that stream that are not durable
+    /// yet (the writer inserts it before writing), which is what lets readers
+    /// hide them.
+    streams: Mutex<HashMap<StreamId, StreamState>>,
+    counters: Counters,
+    #[cfg(test)]
+    hooks: tests::Hooks,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct StreamState {
+    /// Next seq including records written but not yet flushed (writer only).
+    next: u64,
+    /// Next seq of what is durable: what readers may see.
+    durable: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    appends: AtomicU64,
+    records: AtomicU64,
+    flushes: AtomicU64,
+    groups: AtomicU64,
+}
+
+impl Shared {
+    fn streams(&self) -> MutexGuard<'_, HashMap<StreamId, StreamState>> {
+        // The map is consistent between statements: poison is harmless.
+        self.streams.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The durable next seq of a stream the writer has touched.
+    fn durable_next(&self, stream: StreamId) -> Option<u64> {
+        self.streams().get(&stream).map(|state| state.durable)
+    }
+}
+
+fn backend(context: &str, error: impl Display) -> StoreError {
+    StoreError::Backend(format!("{context}: {error}"))
+}
+
+fn corrupt_key(key: &[u8]) -> StoreError {
+    StoreError::Backend(format!(
+        "corrupt key of {} bytes in the records tree (expected {})",
+        key.len(),
+        RecordKey::LEN
+    ))
+}
+
+impl SledStore {
+    /// Opens (or creates) the store in `dir` and starts its writer thread.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] if the directory cannot be created, sled
+    /// cannot open it (another process holds it, corrupt files …), or the
+    /// writer thread cannot be started.
+    pub fn open(dir: &Path, options: SledOptions) -> Result<SledStore, StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| backend("creating the data directory", e))?;
+        let db = open_db(dir)?;
+        let records = db
+            .open_tree(RECORDS_TREE)
+            .map_err(|e| backend("opening the records tree", e))?;
+        let sealed = db
+            .open_tree(SEALED_TREE)
+            .map_err(|e| backend("opening the sealed tree", e))?;
+        let syncer = match options.durability {
+            Durability::Flush => None,
+            Durability::Fsync => {
+                Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?)
+            }
+        };
+        let handles = Arc::new(Handles {
+            db,
+            records,
+            sealed,
+        });
+        let shared = Arc::new(Shared::default());
+        let (jobs, queue) = mpsc::channel();
+        let (notices, _) = broadcast::channel(NOTICE_BUFFER);
+        let writer = Writer::new(
+            Arc::clone(&handles),
+            Arc::clone(&shared),
+            queue,
+            notices.clone(),
+            syncer,
+        );
+        let thread = std::thread::Builder::new()
+            .name("ludo-sled-write".into())
+            .spawn(move || writer.run())
+            .map_err(|e| backend("starting the writer thread", e))?;
+        Ok(SledStore {
+            handles: RwLock::new(Some(handles)),
+            shared,
+            jobs: RwLock::new(Some(jobs)),
+            notices: Mutex::new(Some(notices)),
+            writer: Mutex::new(Some(thread)),
+        })
+    }
+
+    /// Runs `f` on the open handles (holding them against a concurrent
+    /// close), or answers `Closed`.
+    fn with_handles<T>(
+        &self,
+        f: impl FnOnce(&Handles) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let handles = self.handles.read().unwrap_or_else(PoisonError::into_inner);
+        match handles.as_deref() {
+            Some(handles) => f(handles),
+            None => Err(StoreError::Closed),
+        }
+    }
+
+    fn shutdown(&self) -> Result<(), StoreError> {
+        // Dropping the queue's only sender lets the writer drain what is
+        // queued, answer it, flush and return.
+        drop(
+            self.jobs
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        let thread = self
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let result = match thread.map(JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(StoreError::Backend("the writer thread panicked".into())),
+        };
+        drop(
+            self.notices
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        // Last handles: sled stops its flusher and releases the file lock.
+        drop(
+            self.handles
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        result
+    }
+}
+
+/// Opens sled in `dir`, waiting a little for a file lock that a store of this
+/// process closed an instant ago may still hold.
+fn open_db(dir: &Path) -> Result<sled::Db, StoreError> {
+    let config = sled::Config::new().path(dir);
+    let deadline = Instant::now() + LOCK_WAIT;
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match config.open() {
+            Ok(db) => return Ok(db),
+            Err(sled::Error::Io(e))
+                if e.to_string().contains("could not acquire lock")
+                    && Instant::now() < deadline =>
+            {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(100));
+            }
+            Err(e) => return Err(backend("opening sled", e)),
+        }
+    }
+}
+
+/// The next seq of `stream` according to the records tree (its last key + 1).
+fn stored_next(records: &sled::Tree, stream: StreamId) -> Result<u64, StoreError> {
+    let first = RecordKey::new(stream, 0).to_bytes();
+    let last = RecordKey::new(stream, u64::MAX).to_bytes();
+    match records.range(first..=last).next_back() {
+        None => Ok(0),
+        Some(entry) => {
+            let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
+            let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+            key.seq.checked_add(1).ok_or_else(|| {
+                StoreError::Backend(format!("stream {stream}: a record has seq u64::MAX"))
+            })
+        }
+    }
+}
+
+impl EventStore for SledStore {
+    fn append(&self, request: AppendRequest) -> PendingAppend {
+        if let Err(invalid) = request.validate() {
+            return PendingAppend::ready(Err(invalid));
+        }
+        let jobs = self.jobs.read().unwrap_or_else(PoisonError::into_inner);
+        let Some(jobs) = jobs.as_ref() else {
+            return PendingAppend::ready(Err(StoreError::Closed));
+        };
+        let (reply, answer) = oneshot::channel();
+        match jobs.send(Job { request, reply }) {
+            Ok(()) => PendingAppend::from_receiver(answer),
+            // The writer is gone (it only stops early by panicking).
+            Err(_) => PendingAppend::ready(Err(StoreError::Closed)),
+        }
+    }
+
+    fn read(
+        &self,
+        stream: StreamId,
+        from: u64,
+        to: Option<u64>,
+    ) -> Result<Vec<StoredRecord>, StoreError> {
+        // Seq u64::MAX never exists (next_seq would overflow), so an open
+        // range may end there.
+        let end = to.unwrap_or(u64::MAX);
+        if from >= end {
+            return Ok(Vec::new());
+        }
+        self.with_handles(|handles| {
+            let range =
+                RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
+            let mut out: Vec<StoredRecord> = Vec::new();
+            for entry in handles.records.range(range) {
+                let (key, value) = entry.map_err(|e| backend("reading the records tree", e))?;
+                let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+                let expected = from + out.len() as u64;
+                if key.stream != stream || key.seq != expected {
+                    return Err(StoreError::Backend(format!(
+                        "stream {stream}: found record {} where record {expected} was expected",
+                        key.seq
+                    )));
+                }
+                out.push(StoredRecord {
+                    seq: key.seq,
+                    bytes: value.to_vec(),
+                });
+            }
+            // Read the tree first, then the map: records written but not yet
+            // durable always have a map entry by the time they are in the
+            // tree, so this never shows them.
+            if let Some(durable) = self.shared.durable_next(stream) {
+                let visible = durable.saturating_sub(from);
+                out.truncate(usize::try_from(visible).unwrap_or(usize::MAX));
+            }
+            Ok(out)
+        })
+    }
+
+    fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
+        self.with_handles(|handles| {
+            if let Some(durable) = self.shared.durable_next(stream) {
+                return Ok(durable);
+            }
+            let stored = stored_next(&handles.records, stream)?;
+            // The writer may have touched the stream meanwhile (see `read`).
+            Ok(self.shared.durable_next(stream).unwrap_or(stored))
+        })
+    }
+
+    fn list_streams(
+        &self,
+        after: Option<StreamId>,
+        limit: usize,
+    ) -> Result<Vec<StreamId>, StoreError> {
+        self.with_handles(|handles| {
+            let mut out = Vec::new();
+            let mut cursor = match after {
+                Some(after) => after.successor(),
+                None => Some(StreamId([0; StreamId::LEN])),
+            };
+            // Seek to the first key at or after `cursor ‖ 0`: its stream is
+            // the next one; then jump past that stream's keys.
+            while let Some(at) = cursor.filter(|_| out.len() < limit) {
+                let Some(entry) = handles.records.range(at.0..).next() else {
+                    break;
+                };
+                let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
+                let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+                // A stream whose creation is not durable yet is not listed.
+                if self.shared.durable_next(key.stream) != Some(0) {
+                    out.push(key.stream);
+                }
+                cursor = key.stream.successor();
+            }
+            Ok(out)
+        })
+    }
+
+    fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+        self.with_handles(|handles| {
+            let sealed = handles
+                .sealed
+                .get(stream.0)
+                .map_err(|e| backend("reading the sealed tree", e))?;
+            if self.shared.durable_next(stream) == Some(0) {
+                return Ok(None);
+            }
+            Ok(sealed.map(|bytes| bytes.to_vec()))
+        })
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Appended> {
+        self.notices
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map_or_else(closed_receiver, broadcast::Sender::subscribe)
+    }
+
+    fn close(&self) -> Result<(), StoreError> {
+        self.shutdown()
+    }
+
+    fn stats(&self) -> StoreStats {
+        let counters = &self.shared.counters;
+        StoreStats {
+            appends: counters.appends.load(Ordering::Relaxed),
+            records: counters.records.load(Ordering::Relaxed),
+            flushes: counters.flushes.load(Ordering::Relaxed),
+            groups: counters.groups.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Drop for SledStore {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}

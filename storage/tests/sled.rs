@@ -1,0 +1,199 @@
+//! What only the sled backend promises: acknowledged data outlives the
+//! process's handle on it.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{record, records, stream};
+use ludo_storage::{
+    AppendRequest, Durability, EventStore, SledOptions, SledStore, StoreError, StreamId,
+};
+
+fn open(dir: &Path, durability: Durability) -> SledStore {
+    SledStore::open(dir, SledOptions { durability }).expect("open sled")
+}
+
+fn assert_stream(store: &dyn EventStore, id: StreamId, count: u64) {
+    assert_eq!(store.next_seq(id), Ok(count), "next seq of {id}");
+    let stored = store.read(id, 0, None).expect("read");
+    assert_eq!(stored.len() as u64, count, "records of {id}");
+    for (seq, r) in (0..).zip(stored) {
+        assert_eq!(r.seq, seq);
+        assert_eq!(r.bytes, record(id, seq), "record {seq} of {id}");
+    }
+}
+
+#[test]
+fn reopening_after_close_keeps_every_acknowledged_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(dir.path(), Durability::Flush);
+    for n in 0..5 {
+        let id = stream(n);
+        store
+            .append(AppendRequest::create(
+                id,
+                records(id, 0, 2),
+                Some(vec![n as u8; 32]),
+            ))
+            .wait()
+            .expect("create");
+        for seq in 2..(2 + u64::from(n)) {
+            store
+                .append(AppendRequest::at(id, seq, records(id, seq, seq + 1)))
+                .wait()
+                .expect("append");
+        }
+    }
+    store.close().expect("close");
+
+    // The closed store value still exists: closing alone released the files.
+    let reopened = open(dir.path(), Durability::Flush);
+    for n in 0..5 {
+        let id = stream(n);
+        assert_stream(&reopened, id, 2 + u64::from(n));
+        assert_eq!(reopened.sealed(id), Ok(Some(vec![n as u8; 32])));
+    }
+    assert_eq!(
+        reopened.list_streams(None, 10),
+        Ok((0..5).map(stream).collect())
+    );
+    // Appends continue at the right seq; a stale one still conflicts.
+    let id = stream(4);
+    let stale = reopened
+        .append(AppendRequest::at(id, 5, records(id, 5, 6)))
+        .wait();
+    assert_eq!(
+        stale,
+        Err(StoreError::Conflict {
+            stream: id,
+            expected_next: 5,
+            actual_next: 6
+        })
+    );
+    let appended = reopened
+        .append(AppendRequest::at(id, 6, records(id, 6, 8)))
+        .wait()
+        .expect("append after reopen");
+    assert_eq!((appended.first_seq, appended.next_seq), (6, 8));
+    drop(reopened);
+    drop(store);
+
+    // Dropping (not closing) also releases the files and keeps everything.
+    let again = open(dir.path(), Durability::Flush);
+    assert_stream(&again, stream(4), 8);
+    assert_stream(&again, stream(0), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_appenders_are_all_acknowledged_and_kept() {
+    const TASKS: u32 = 64;
+    const APPENDS: u64 = 20;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store: Arc<dyn EventStore> = Arc::new(open(dir.path(), Durability::Flush));
+    let mut tasks = Vec::new();
+    for n in 0..TASKS {
+        let store = Arc::clone(&store);
+        tasks.push(tokio::spawn(async move {
+            let id = stream(n);
+            for seq in 0..APPENDS {
+                let request = AppendRequest {
+                    stream: id,
+                    expected_next: seq,
+                    records: records(id, seq, seq + 1),
+                    sealed: (seq == 0).then(|| id.0.to_vec()),
+                };
+                let appended = store.append(request).await.expect("acknowledged");
+                assert_eq!(appended.next_seq, seq + 1);
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("task");
+    }
+    let stats = store.stats();
+    assert_eq!(stats.appends, u64::from(TASKS) * APPENDS);
+    assert!(
+        stats.flushes <= stats.groups && stats.groups <= stats.appends,
+        "{stats:?}"
+    );
+    println!("{stats:?}");
+    store.close().expect("close");
+    drop(store);
+
+    let reopened = open(dir.path(), Durability::Flush);
+    assert_eq!(
+        reopened.list_streams(None, 1000),
+        Ok((0..TASKS).map(stream).collect())
+    );
+    for n in 0..TASKS {
+        let id = stream(n);
+        assert_stream(&reopened, id, APPENDS);
+        assert_eq!(reopened.sealed(id), Ok(Some(id.0.to_vec())));
+    }
+}
+
+#[test]
+fn fsync_mode_keeps_records_including_large_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Over a quarter of sled's 512 KiB segment: stored as a separate blob
+    // file, which Fsync mode syncs itself.
+    let large: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    {
+        let store = open(dir.path(), Durability::Fsync);
+        let pending: Vec<_> = (0..8)
+            .map(|n| {
+                let id = stream(n);
+                store.append(AppendRequest::create(
+                    id,
+                    records(id, 0, 3),
+                    Some(vec![7; 64]),
+                ))
+            })
+            .collect();
+        for p in pending {
+            p.wait().expect("create");
+        }
+        let big = stream(100);
+        store
+            .append(AppendRequest::create(
+                big,
+                vec![large.clone()],
+                Some(large.clone()),
+            ))
+            .wait()
+            .expect("large record");
+        let stats = store.stats();
+        assert_eq!(stats.appends, 9);
+        assert!(stats.flushes >= 1);
+        store.close().expect("close");
+    }
+    // Switching modes across a reopen is fine: the files are the same.
+    let store = open(dir.path(), Durability::Flush);
+    for n in 0..8 {
+        assert_stream(&store, stream(n), 3);
+    }
+    let big = store.read(stream(100), 0, None).expect("read");
+    assert_eq!(big.len(), 1);
+    assert!(big[0].bytes == large, "large record intact");
+    assert_eq!(store.sealed(stream(100)), Ok(Some(large)));
+}
+
+#[test]
+fn opening_a_directory_in_use_or_a_file_fails_cleanly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(dir.path(), Durability::Flush);
+    // sled's file lock: a second open (here or in another process) is refused.
+    let second = SledStore::open(dir.path(), SledOptions::default());
+    assert!(matches!(second, Err(StoreError::Backend(_))), "{second:?}");
+    drop(store);
+
+    let file = dir.path().join("not-a-dir");
+    std::fs::write(&file, b"x").expect("write");
+    let on_file = SledStore::open(&file, SledOptions::default());
+    assert!(
+        matches!(on_file, Err(StoreError::Backend(_))),
+        "{on_file:?}"
+    );
+}
