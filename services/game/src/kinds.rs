@@ -162,8 +162,32 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 pub(crate) fn parse_at<T: DeserializeOwned>(root: &str, value: &Value) -> Result<T, (String, String)> {
     serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();
-        let field = if path == "." { root.to_string() } else { format!("{root}.{path}") };
-        (field, err.into_inner().to_string())
+        let reason = err.into_inner().to_string();
+        let field = match (path.as_str(), blame::<T>(value)) {
+            (".", Some(key)) => format!("{root}.{key}"),
+            (".", None) => root.to_string(),
+            (path, _) => format!("{root}.{path}"),
+        };
+        (field, reason)
+    })
+}
+
+/// Which top-level field of `value` makes it fail to parse as `T`.
+///
+/// Moves are internally tagged enums, which serde buffers before parsing,
+/// so the path to the bad field is lost. Removing the culprit turns the
+/// error into "missing field" for it, or into success (an optional or
+/// unknown field); removing any other field leaves the error as it was.
+fn blame<T: DeserializeOwned>(value: &Value) -> Option<String> {
+    let Value::Object(map) = value else { return None };
+    map.keys().filter(|key| key.as_str() != "type").find_map(|key| {
+        let mut probe = map.clone();
+        probe.remove(key);
+        match serde_json::from_value::<T>(Value::Object(probe)) {
+            Ok(_) => Some(key.clone()),
+            Err(err) if err.to_string().contains(&format!("missing field `{key}`")) => Some(key.clone()),
+            Err(_) => None,
+        }
     })
 }
 

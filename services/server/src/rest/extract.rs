@@ -64,7 +64,12 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
         let value = serde_path_to_error::deserialize(&mut json).map_err(|err| {
             let path = err.path().to_string();
             let inner = err.into_inner();
-            let field = if path == "." { "body".to_string() } else { path };
+            // A syntax error is the body's fault, wherever the parser stopped;
+            // a well-formed value of the wrong shape names its field.
+            let field = match inner.classify() {
+                serde_json::error::Category::Data if path != "." => path,
+                _ => "body".to_string(),
+            };
             Problem::invalid(field, format!("invalid JSON body: {inner}"))
         })?;
         json.end().map_err(|err| Problem::invalid("body", format!("invalid JSON body: {err}")))?;

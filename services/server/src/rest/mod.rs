@@ -51,7 +51,7 @@ pub struct KindList {
 }
 
 /// List the game kinds, their player counts and options schemas.
-#[utoipa::path(get, path = "/v1/kinds", tag = "games", responses((status = 200, body = KindList)))]
+#[utoipa::path(get, path = "/v1/kinds", tag = "games", responses((status = 200, description = "The hosted game kinds", body = KindList)))]
 async fn list_kinds(State(app): State<AppState>) -> Json<KindList> {
     Json(KindList { kinds: app.kinds.as_ref().clone() })
 }
@@ -61,8 +61,8 @@ async fn list_kinds(State(app): State<AppState>) -> Json<KindList> {
     post, path = "/v1/games", tag = "games",
     request_body = CreateGame,
     responses(
-        (status = 201, body = CreatedGame, headers(("location" = String, description = "URL of the new game"))),
-        (status = 400, body = Problem, content_type = "application/problem+json"),
+        (status = 201, description = "The game was created; each seat's token is shown only here", body = CreatedGame, headers(("location" = String, description = "URL of the new game"))),
+        (status = 400, description = "invalid_input: a malformed request; `field` names the culprit", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn create_game(State(app): State<AppState>, Body(request): Body<CreateGame>) -> Result<impl IntoResponse> {
@@ -79,6 +79,7 @@ struct ListQuery {
     /// Only games of this kind.
     kind: Option<String>,
     /// Only games in this state.
+    #[param(inline)]
     state: Option<GameStateFilter>,
     /// Only games created after this game id (paging: pass `next_after`).
     after: Option<String>,
@@ -99,7 +100,7 @@ enum GameStateFilter {
 /// List games, oldest first, in pages.
 #[utoipa::path(
     get, path = "/v1/games", tag = "games", params(ListQuery),
-    responses((status = 200, body = GameList), (status = 400, body = Problem, content_type = "application/problem+json"))
+    responses((status = 200, description = "A page of games, oldest first", body = GameList), (status = 400, description = "invalid_input: a malformed request; `field` names the culprit", body = Problem, content_type = "application/problem+json"))
 )]
 async fn list_games(State(app): State<AppState>, Params(query): Params<ListQuery>) -> Result<Json<GameList>> {
     let filter = ListFilter {
@@ -118,9 +119,9 @@ async fn list_games(State(app): State<AppState>, Params(query): Params<ListQuery
     params(("id" = String, Path, description = "Game id")),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, body = GameState),
-        (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The game as the caller may see it", body = GameState),
+        (status = 401, description = "unauthorized: missing or wrong seat token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn get_game(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<GameState>> {
@@ -133,9 +134,9 @@ async fn get_game(State(app): State<AppState>, caller: Caller, Path(id): Path<St
     params(("id" = String, Path, description = "Game id")),
     security(("seat_token" = [])),
     responses(
-        (status = 200, body = LegalMoves),
-        (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The caller's legal moves", body = LegalMoves),
+        (status = 401, description = "unauthorized: missing or wrong seat token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn legal_moves(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<LegalMoves>> {
@@ -150,7 +151,7 @@ async fn legal_moves(State(app): State<AppState>, caller: Caller, Path(id): Path
     request_body = SubmitMove,
     security(("seat_token" = [])),
     responses(
-        (status = 200, body = MoveAccepted),
+        (status = 200, description = "The move was accepted and its record is durable", body = MoveAccepted),
         (status = 400, description = "invalid_input", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
@@ -179,9 +180,9 @@ struct EventsQuery {
     params(("id" = String, Path, description = "Game id"), EventsQuery),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, body = EventPage),
-        (status = 401, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "A page of the log", body = EventPage),
+        (status = 401, description = "unauthorized: missing or wrong seat token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn list_events(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<EventsQuery>) -> Result<Json<EventPage>> {
@@ -203,9 +204,9 @@ struct ReplayQuery {
     params(("id" = String, Path, description = "Game id"), ReplayQuery),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, body = GameState),
-        (status = 400, body = Problem, content_type = "application/problem+json"),
-        (status = 404, body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "The game at version `at`, as the caller may see it", body = GameState),
+        (status = 400, description = "invalid_input: a malformed request; `field` names the culprit", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn replay(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<ReplayQuery>) -> Result<Json<GameState>> {
@@ -220,7 +221,7 @@ pub struct Health {
 }
 
 /// Liveness check.
-#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, body = Health)))]
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "The server is up", body = Health)))]
 async fn health() -> Json<Health> {
     Json(Health { status: "ok".into() })
 }

@@ -1,0 +1,125 @@
+//! The `ludo` binary itself: serves on the address it logs, stops cleanly
+//! on SIGTERM after flushing the log, and finds its games again on restart.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `ludo serve` and the address it reported.
+struct Server {
+    child: Child,
+    base: String,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+fn start(data_dir: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ludo"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env("LUDO_LOG_FORMAT", "json")
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start ludo");
+    let stderr = child.stderr.take().unwrap();
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                let _ = send.send(value);
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let line = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("ludo logs where it listens");
+        if line["message"] == "serving REST and gRPC" {
+            let base = format!("http://{}", line["addr"].as_str().unwrap());
+            return Server { child, base, lines };
+        }
+    }
+}
+
+impl Server {
+    /// Sends SIGTERM and waits for a clean exit, returning the log lines seen.
+    fn terminate(mut self) -> Vec<Value> {
+        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill");
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let exit = loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(Instant::now() < deadline, "ludo did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(exit.success(), "ludo exited with {exit}");
+        self.lines.try_iter().collect()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_flushes_and_a_restart_finds_every_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path());
+    let http = reqwest::Client::new();
+    let created: Value = http
+        .post(format!("{}/v1/games", server.base))
+        .json(&json!({"kind": "cardinal", "players": ["Ann", "Bob"]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_str().unwrap();
+    let state: Value = http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap().json().await.unwrap();
+    let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
+    let token = created["seats"][seat]["token"].as_str().unwrap();
+    let legal: Value = http.get(format!("{}/v1/games/{id}/legal-moves", server.base)).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let moved = http
+        .post(format!("{}/v1/games/{id}/moves", server.base))
+        .bearer_auth(token)
+        .json(&json!({"move": legal["moves"][0]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(moved.status(), 200);
+    let before: Value = http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap().json().await.unwrap();
+    drop(http);
+
+    let lines = server.terminate();
+    let messages: Vec<&str> = lines.iter().filter_map(|l| l["message"].as_str()).collect();
+    assert!(messages.contains(&"SIGTERM received"), "{messages:?}");
+    assert!(messages.contains(&"log flushed and closed"), "{messages:?}");
+
+    let server = start(dir.path());
+    let http = reqwest::Client::new();
+    let after: Value = http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap().json().await.unwrap();
+    assert_eq!(after, before);
+    assert_eq!(after["version"], 1);
+    drop(http);
+    server.terminate();
+}
+
+#[test]
+fn a_data_dir_that_cannot_be_opened_is_a_clear_error() {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ludo")).args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(file.path()).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("cannot open the data directory"), "{stderr}");
+}
+
+#[test]
+fn openapi_subcommand_prints_the_committed_document() {
+    let output = Command::new(env!("CARGO_BIN_EXE_ludo")).arg("openapi").output().unwrap();
+    assert!(output.status.success());
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let committed: Value = serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openapi/openapi.json")).unwrap()).unwrap();
+    assert_eq!(printed, committed);
+}

@@ -1,0 +1,144 @@
+//! Bad requests get the right status and machine code, over REST and gRPC,
+//! and never change the log.
+
+use ludo_blackbox::{Rest, TestServer, chooser};
+use ludo_proto::v1 as pb;
+use serde_json::{Value, json};
+use tonic::Request;
+use tonic_types::StatusExt;
+
+async fn log(rest: &Rest, id: &str) -> Vec<Value> {
+    rest.events(id, None).await
+}
+
+fn problem(answer: &ludo_blackbox::Answer, status: u16, code: &str) {
+    assert_eq!(answer.status, status, "{answer:?}");
+    assert_eq!(answer.content_type, "application/problem+json", "{answer:?}");
+    assert_eq!(answer.body["code"], code, "{answer:?}");
+    assert_eq!(answer.body["status"], status);
+    assert!(answer.body["type"].as_str().unwrap().ends_with(code));
+    assert!(!answer.body["detail"].as_str().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap();
+    rest.play(&game, 4, chooser(7)).await;
+    let state = rest.get(&format!("/v1/games/{id}"), None).await.body;
+    let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
+    let token = game["seats"][seat]["token"].as_str().unwrap();
+    let other = game["seats"][1 - seat]["token"].as_str().unwrap();
+    let legal = rest.get(&format!("/v1/games/{id}/legal-moves"), Some(token)).await.body;
+    let good = legal["moves"][0].clone();
+    let moves = format!("/v1/games/{id}/moves");
+    let before = log(&rest, id).await;
+
+    // A wrong token.
+    let answer = rest.post(&moves, Some("ludo_not-a-token"), &json!({"move": good})).await;
+    problem(&answer, 401, "unauthorized");
+    // No token at all.
+    problem(&rest.post(&moves, None, &json!({"move": good})).await, 401, "unauthorized");
+    // The other seat's token.
+    let answer = rest.post(&moves, Some(other), &json!({"move": good})).await;
+    problem(&answer, 409, "not_your_turn");
+    assert_eq!(answer.body["to_move"], json!([seat]));
+    // A stale expected_version.
+    let answer = rest.post(&moves, Some(token), &json!({"move": good, "expected_version": 2})).await;
+    problem(&answer, 409, "version_conflict");
+    assert_eq!(answer.body["current_version"], 4);
+    assert_eq!(answer.body["expected_version"], 2);
+    // An illegal move: a building far from the town (CA-12).
+    let far = json!({"type": "build", "shape": "house", "colour": seat, "x": 50, "y": 50});
+    let answer = rest.post(&moves, Some(token), &json!({"move": far})).await;
+    if state["view"]["phase"] == "build" {
+        problem(&answer, 422, "rule_violation");
+        assert!(answer.body["rule"].as_str().unwrap().starts_with("CA-"), "{answer:?}");
+    } else {
+        problem(&answer, 422, "rule_violation");
+    }
+    // Malformed JSON, a wrong shape, a wrong content type, unknown fields.
+    let answer = rest.post_raw(&moves, Some(token), "application/json", r#"{"move": {"type": "build""#).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "body");
+    let answer = rest.post(&moves, Some(token), &json!({"move": {"type": "build", "shape": "castle", "colour": 0, "x": 0, "y": 1}})).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "move.shape");
+    let answer = rest.post(&moves, Some(token), &json!({"mvoe": good})).await;
+    problem(&answer, 400, "invalid_input");
+    problem(&rest.post_raw(&moves, Some(token), "text/plain", "{}").await, 415, "unsupported_media_type");
+    // Unknown game, unknown path, wrong method.
+    problem(&rest.post("/v1/games/01890000-0000-7000-8000-000000000000/moves", Some(token), &json!({"move": good})).await, 404, "not_found");
+    problem(&rest.get("/v1/nothing-here", None).await, 404, "not_found");
+    problem(&rest.get(&moves, None).await, 405, "method_not_allowed");
+    // A replay past the end, a bad query value.
+    let answer = rest.get(&format!("/v1/games/{id}/replay?at=99"), None).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "at");
+    let answer = rest.get("/v1/games?limit=lots", None).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "limit");
+
+    assert_eq!(log(&rest, id).await, before, "a refusal changed the log");
+    // And the right move still goes through.
+    let answer = rest.post(&moves, Some(token), &json!({"move": good, "expected_version": 4})).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    server.stop().await;
+}
+
+fn authed<T>(message: T, token: &str) -> Request<T> {
+    let mut request = Request::new(message);
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    request
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_refusals_carry_the_same_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let token = game["seats"][0]["token"].as_str().unwrap();
+    let mut grpc = server.grpc().await;
+    let legal = grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: id.clone() }, token)).await.unwrap().into_inner();
+    let good = legal.moves[0].clone();
+    let before = log(&rest, &id).await;
+    let submit = |mv: Option<pb::Move>, expected: Option<u64>| pb::SubmitMoveRequest { id: id.clone(), r#move: mv, expected_version: expected, request_id: None };
+
+    let check = |status: tonic::Status, code: tonic::Code, reason: &str| {
+        assert_eq!(status.code(), code, "{status:?}");
+        let info = status.get_details_error_info().expect("an ErrorInfo detail");
+        assert_eq!(info.reason, reason);
+        assert_eq!(info.domain, "ludotheque");
+        info
+    };
+    check(grpc.submit_move(authed(submit(Some(good.clone()), None), "ludo_wrong")).await.unwrap_err(), tonic::Code::Unauthenticated, "unauthorized");
+    let info = check(grpc.submit_move(authed(submit(Some(good.clone()), Some(3)), token)).await.unwrap_err(), tonic::Code::Aborted, "version_conflict");
+    assert_eq!(info.metadata["current_version"], "0");
+    let status = grpc.submit_move(authed(submit(None, None), token)).await.unwrap_err();
+    let info = check(status.clone(), tonic::Code::InvalidArgument, "invalid_input");
+    assert_eq!(info.metadata["field"], "move");
+    assert_eq!(status.get_details_bad_request().unwrap().field_violations[0].field, "move");
+    let tower = pb::Move {
+        game: Some(pb::r#move::Game::Cardinal(ludo_proto::cardinal::Move {
+            kind: Some(ludo_proto::cardinal::r#move::Kind::Build(ludo_proto::cardinal::Build {
+                shape: ludo_proto::cardinal::Shape::Tower.into(),
+                colour: 0,
+                x: 2,
+                y: 0,
+                orientation: None,
+                bonus_colour: Some(1),
+            })),
+        })),
+    };
+    let info = check(grpc.submit_move(authed(submit(Some(tower), None), token)).await.unwrap_err(), tonic::Code::FailedPrecondition, "rule_violation");
+    assert!(info.metadata["rule"].starts_with("CA-"));
+    check(grpc.get_game(pb::GetGameRequest { id: "01890000-0000-7000-8000-000000000000".into() }).await.unwrap_err(), tonic::Code::NotFound, "not_found");
+    assert_eq!(log(&rest, &id).await, before, "a refusal changed the log");
+    drop(grpc);
+    server.stop().await;
+}

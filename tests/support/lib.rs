@@ -1,0 +1,175 @@
+//! Shared helpers of the black-box tests: a real server on port 0 over a
+//! sled data directory, and thin REST and gRPC clients.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ludo_game::{GameService, SystemClock};
+use ludo_proto::v1::ludo_client::LudoClient;
+use ludo_storage::{EventStore, SledOptions, SledStore};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tonic::transport::Channel;
+
+/// The real server, serving on an ephemeral port over a sled data directory.
+pub struct TestServer {
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// `http://addr`.
+    pub base: String,
+    /// Its data directory.
+    pub data_dir: PathBuf,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<std::io::Result<()>>>,
+}
+
+impl TestServer {
+    /// Starts a server on `data_dir` (created if missing).
+    pub async fn start(data_dir: &Path) -> TestServer {
+        let store: Arc<dyn EventStore> = Arc::new(SledStore::open(data_dir, SledOptions::default()).expect("open sled"));
+        let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(ludo_server::run(listener, service, async move {
+            let _ = stopped.await;
+        }));
+        TestServer { addr, base: format!("http://{addr}"), data_dir: data_dir.to_path_buf(), stop: Some(stop), task: Some(task) }
+    }
+
+    /// Stops the server gracefully and waits until the log is flushed and closed.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.expect("server task").expect("server stopped cleanly");
+        }
+    }
+
+    /// A REST client of this server.
+    pub fn rest(&self) -> Rest {
+        Rest { base: self.base.clone(), http: reqwest::Client::new() }
+    }
+
+    /// A gRPC client of this server.
+    pub async fn grpc(&self) -> LudoClient<Channel> {
+        LudoClient::new(self.channel().await)
+    }
+
+    /// A gRPC channel to this server.
+    pub async fn channel(&self) -> Channel {
+        Channel::from_shared(self.base.clone()).expect("uri").connect().await.expect("connect")
+    }
+}
+
+/// A REST answer: status, content type and JSON body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// `content-type` header.
+    pub content_type: String,
+    /// The body as JSON (`null` when empty or not JSON).
+    pub body: Value,
+}
+
+/// A thin JSON client.
+#[derive(Clone)]
+pub struct Rest {
+    base: String,
+    http: reqwest::Client,
+}
+
+impl Rest {
+    async fn send(&self, request: reqwest::RequestBuilder) -> Answer {
+        let response = request.send().await.expect("request");
+        let status = response.status().as_u16();
+        let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let text = response.text().await.expect("body");
+        Answer { status, content_type, body: serde_json::from_str(&text).unwrap_or(Value::Null) }
+    }
+
+    fn auth(request: reqwest::RequestBuilder, token: Option<&str>) -> reqwest::RequestBuilder {
+        match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
+    }
+
+    /// GET `path` with an optional seat token.
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Answer {
+        self.send(Self::auth(self.http.get(format!("{}{path}", self.base)), token)).await
+    }
+
+    /// POST JSON to `path` with an optional seat token.
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Answer {
+        self.send(Self::auth(self.http.post(format!("{}{path}", self.base)).json(body), token)).await
+    }
+
+    /// POST raw bytes with a content type.
+    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: &'static str) -> Answer {
+        let request = self.http.post(format!("{}{path}", self.base)).header("content-type", content_type).body(body);
+        self.send(Self::auth(request, token)).await
+    }
+
+    /// Creates a game and returns the created answer's body.
+    pub async fn create(&self, kind: &str, players: &[&str], options: Value) -> Value {
+        let answer = self.post("/v1/games", None, &json!({"kind": kind, "players": players, "options": options})).await;
+        assert_eq!(answer.status, 201, "create: {answer:?}");
+        answer.body
+    }
+
+    /// Plays `game` with each to-move seat choosing a legal move by `choose`,
+    /// for at most `max_moves` moves; returns how many were played.
+    pub async fn play(&self, game: &Value, max_moves: usize, mut choose: impl FnMut(&[Value]) -> usize) -> usize {
+        let id = game["id"].as_str().expect("id");
+        let mut played = 0;
+        while played < max_moves {
+            let state = self.get(&format!("/v1/games/{id}"), None).await.body;
+            if state["status"]["state"] == "finished" {
+                break;
+            }
+            let seat = state["status"]["to_move"][0].as_u64().expect("a seat to move") as usize;
+            let token = game["seats"][seat]["token"].as_str().expect("token");
+            let legal = self.get(&format!("/v1/games/{id}/legal-moves"), Some(token)).await.body;
+            let moves = legal["moves"].as_array().expect("moves").clone();
+            assert!(!moves.is_empty(), "seat {seat} is to move but has no legal move");
+            let mv = moves[choose(&moves)].clone();
+            let answer = self
+                .post(&format!("/v1/games/{id}/moves"), Some(token), &json!({"move": mv, "expected_version": state["version"]}))
+                .await;
+            assert_eq!(answer.status, 200, "a listed legal move was refused: {answer:?}");
+            played += 1;
+        }
+        played
+    }
+
+    /// Every record of a game's log as `token` sees it.
+    pub async fn events(&self, id: &str, token: Option<&str>) -> Vec<Value> {
+        let mut events = Vec::new();
+        let mut from = 0;
+        loop {
+            let page = self.get(&format!("/v1/games/{id}/events?from={from}&limit=100"), token).await;
+            assert_eq!(page.status, 200, "{page:?}");
+            events.extend(page.body["events"].as_array().expect("events").iter().cloned());
+            match page.body["next_from"].as_u64() {
+                Some(next) => from = next,
+                None => return events,
+            }
+        }
+    }
+}
+
+/// A deterministic chooser of legal moves (xorshift), so runs are repeatable.
+pub fn chooser(seed: u64) -> impl FnMut(&[Value]) -> usize {
+    let mut state = seed | 1;
+    move |moves| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % moves.len() as u64) as usize
+    }
+}
