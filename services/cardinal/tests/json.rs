@@ -140,7 +140,8 @@ fn view_shape() {
     g.apply(Seat(0), &Move::tower(0, 0, 1).with_bonus(1))
         .unwrap();
     let v = to_json(&g.view(Viewer::Spectator));
-    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
     assert_eq!(
         keys,
         [
@@ -299,15 +300,15 @@ mod schema {
     fn every_schema_field_is_documented() {
         let schemas = components();
         for name in [
-            "Options",
-            "Move",
-            "Effect",
-            "View",
-            "Scoring",
-            "SeatScore",
-            "Building",
-            "Cell",
-            "MarkerCount",
+            "cardinal.Options",
+            "cardinal.Move",
+            "cardinal.Effect",
+            "cardinal.View",
+            "cardinal.Scoring",
+            "cardinal.SeatScore",
+            "cardinal.Building",
+            "cardinal.Cell",
+            "cardinal.MarkerCount",
         ] {
             assert!(
                 schemas.get(name).is_some(),
@@ -326,7 +327,7 @@ mod schema {
     #[test]
     fn move_schema_is_a_tagged_union() {
         let schemas = components();
-        let text = schemas["Move"].to_string();
+        let text = schemas["cardinal.Move"].to_string();
         if std::env::var_os("PRINT_SCHEMA").is_some() {
             println!("{}", serde_json::to_string_pretty(&schemas).unwrap());
         }
