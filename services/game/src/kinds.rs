@@ -26,6 +26,7 @@ pub struct Kind {
     /// Name of the options schema in the OpenAPI components.
     pub options_schema: fn() -> std::borrow::Cow<'static, str>,
     default_options: fn() -> Value,
+    server_defaults: fn() -> serde_json::Map<String, Value>,
     create: fn(usize, &Value, &Seed) -> Result<NewGame, CreateError>,
 }
 
@@ -36,16 +37,50 @@ impl fmt::Debug for Kind {
 }
 
 /// Every game kind of this server.
-pub static KINDS: &[Kind] = &[Kind {
-    id: ludo_cardinal::Game::KIND,
-    name: "Cardinal",
-    ruleset: ludo_cardinal::Game::RULESET,
-    min_players: ludo_cardinal::Game::MIN_PLAYERS,
-    max_players: ludo_cardinal::Game::MAX_PLAYERS,
-    options_schema: <ludo_cardinal::Options as utoipa::ToSchema>::name,
-    default_options: default_options::<ludo_cardinal::Game>,
-    create: create::<ludo_cardinal::Game>,
-}];
+pub static KINDS: &[Kind] = &[
+    Kind {
+        id: ludo_cardinal::Game::KIND,
+        name: "Cardinal",
+        ruleset: ludo_cardinal::Game::RULESET,
+        min_players: ludo_cardinal::Game::MIN_PLAYERS,
+        max_players: ludo_cardinal::Game::MAX_PLAYERS,
+        options_schema: <ludo_cardinal::Options as utoipa::ToSchema>::name,
+        default_options: default_options::<ludo_cardinal::Game>,
+        server_defaults: serde_json::Map::new,
+        create: create::<ludo_cardinal::Game>,
+    },
+    Kind {
+        id: ludo_kardinal::Game::KIND,
+        name: "Kardinal & König",
+        ruleset: ludo_kardinal::Game::RULESET,
+        min_players: ludo_kardinal::Game::MIN_PLAYERS,
+        max_players: ludo_kardinal::Game::MAX_PLAYERS,
+        options_schema: <ludo_kardinal::Options as utoipa::ToSchema>::name,
+        default_options: default_options::<ludo_kardinal::Game>,
+        server_defaults: kardinal_defaults,
+        create: create::<ludo_kardinal::Game>,
+    },
+    Kind {
+        id: ludo_battle13::Game::KIND,
+        name: "Battle 13",
+        ruleset: ludo_battle13::Game::RULESET,
+        min_players: ludo_battle13::Game::MIN_PLAYERS,
+        max_players: ludo_battle13::Game::MAX_PLAYERS,
+        options_schema: <ludo_battle13::Options as utoipa::ToSchema>::name,
+        default_options: default_options::<ludo_battle13::Game>,
+        server_defaults: serde_json::Map::new,
+        create: create::<ludo_battle13::Game>,
+    },
+];
+
+/// Kardinal & König is played on the embedded board unless the server is
+/// configured with another; either way the board is written into each
+/// game's recorded options, so a replay never depends on the current file.
+fn kardinal_defaults() -> serde_json::Map<String, Value> {
+    let mut defaults = serde_json::Map::new();
+    defaults.insert("board".into(), to_json(&ludo_kardinal::Board::embedded()));
+    defaults
+}
 
 /// The kind named `id`.
 #[must_use]
@@ -78,10 +113,17 @@ pub enum CreateError {
 }
 
 impl Kind {
-    /// The kind's default options.
+    /// The engine's default options (before the server's own defaults).
     #[must_use]
     pub fn default_options(&self) -> Value {
         (self.default_options)()
+    }
+
+    /// Options the server fills in when a request leaves them out or null
+    /// (the Kardinal & König board), before the server's configuration.
+    #[must_use]
+    pub fn server_defaults(&self) -> serde_json::Map<String, Value> {
+        (self.server_defaults)()
     }
 
     /// Sets up a game of this kind.

@@ -48,17 +48,17 @@ macro_rules! any_of_kinds {
 
 any_of_kinds!(
     /// Options of a new game, in its kind's shape (see `GET /v1/kinds`).
-    GameOptions, "GameOptions", ludo_cardinal::Options
+    GameOptions, "GameOptions", ludo_cardinal::Options, ludo_kardinal::Options, ludo_battle13::Options
 );
 any_of_kinds!(
     /// A move, in the game kind's shape: exactly what the legal-moves endpoint lists.
-    GameMove, "GameMove", ludo_cardinal::Move
+    GameMove, "GameMove", ludo_cardinal::Move, ludo_kardinal::Move, ludo_battle13::Move
 );
 any_of_kinds!(
     /// The game-specific state as the caller may see it, in the game kind's shape.
-    GameView, "GameView", ludo_cardinal::View
+    GameView, "GameView", ludo_cardinal::View, ludo_kardinal::View, ludo_battle13::View
 );
 any_of_kinds!(
     /// Something a record did (automatic steps included), in the game kind's shape.
-    GameEffect, "GameEffect", ludo_cardinal::Effect
+    GameEffect, "GameEffect", ludo_cardinal::Effect, ludo_kardinal::Effect, ludo_battle13::Effect
 );

@@ -156,6 +156,8 @@ pub struct GameService {
     store: Arc<dyn EventStore>,
     clock: Arc<dyn Clock>,
     ids: IdGenerator,
+    /// Per kind, options filled in when a request leaves them out or null.
+    option_defaults: HashMap<&'static str, serde_json::Map<String, Value>>,
     /// Live games by stream. A std mutex: only held to look up or insert.
     games: Mutex<HashMap<StreamId, Arc<Slot>>>,
 }
@@ -219,7 +221,43 @@ fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
 impl GameService {
     /// A service over `store`, stamping records with `clock`.
     pub fn new(store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Self {
-        GameService { store, clock, ids: IdGenerator::default(), games: Mutex::new(HashMap::new()) }
+        let option_defaults = kinds::KINDS.iter().map(|k| (k.id, k.server_defaults())).collect();
+        GameService { store, clock, ids: IdGenerator::default(), option_defaults, games: Mutex::new(HashMap::new()) }
+    }
+
+    /// Sets the option `key` that games of `kind` get when a request leaves
+    /// it out (e.g. the Kardinal & König `board` from the server's configuration).
+    ///
+    /// # Errors
+    /// `invalid_input` when the kind is not hosted, or when a game of this
+    /// kind with that option cannot be set up.
+    pub fn with_option_default(mut self, kind: &str, key: &str, value: Value) -> Result<Self, ServiceError> {
+        let known = kinds::kind(kind).ok_or_else(|| ServiceError::invalid("kind", format!("unknown game kind `{kind}`")))?;
+        let defaults = self.option_defaults.entry(known.id).or_default();
+        defaults.insert(key.to_string(), value);
+        // Refuse a default no game could be created with, now rather than at the first game.
+        let options = Value::Object(defaults.clone());
+        let seed = ludo_engine::Seed([0; 32]);
+        known.create(known.min_players, &options, &seed).map_err(|err| match err {
+            CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
+            CreateError::Setup(setup) => ServiceError::invalid(format!("options.{key}"), setup.to_string()),
+        })?;
+        Ok(self)
+    }
+
+    /// `options` with the server's defaults filled in where absent or null.
+    fn fill_defaults(&self, kind: &Kind, options: Option<Value>) -> Result<Value, ServiceError> {
+        let mut options = match options {
+            None | Some(Value::Null) => serde_json::Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(ServiceError::invalid("options", "options are a JSON object")),
+        };
+        for (key, value) in self.option_defaults.get(kind.id).into_iter().flatten() {
+            if options.get(key).is_none_or(Value::is_null) {
+                options.insert(key.clone(), value.clone());
+            }
+        }
+        Ok(Value::Object(options))
     }
 
     /// The store underneath (for shutdown and subscriptions).
@@ -240,10 +278,19 @@ impl GameService {
                 ruleset: k.ruleset.into(),
                 min_players: k.min_players,
                 max_players: k.max_players,
-                default_options: k.default_options(),
+                default_options: self.default_options_of(k),
                 options_schema: Value::Null,
             })
             .collect()
+    }
+
+    /// The options a game of `kind` gets when the request names none.
+    fn default_options_of(&self, kind: &Kind) -> Value {
+        let mut options = kind.default_options();
+        if let (Value::Object(map), Some(defaults)) = (&mut options, self.option_defaults.get(kind.id)) {
+            map.extend(defaults.clone());
+        }
+        options
     }
 
     /// Creates a game.
@@ -257,10 +304,7 @@ impl GameService {
             ServiceError::invalid("kind", format!("unknown game kind `{}`; this server hosts: {}", request.kind, known.join(", ")))
         })?;
         check_players(kind, &request.players)?;
-        let options = match request.options {
-            None | Some(Value::Null) => kind.default_options(),
-            Some(options) => options,
-        };
+        let options = self.fill_defaults(kind, request.options)?;
         let (secrets, tokens) = secrets::generate(request.players.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let new = kind.create(request.players.len(), &options, &secrets.seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
