@@ -1,17 +1,10 @@
 //! A whole Cardinal game over gRPC, moves chosen from ListLegalMoves, with
 //! the same answers as REST; health and reflection are served.
 
-use ludo_blackbox::{TestServer, chooser};
+use ludo_blackbox::{TestServer, chooser, grpc_play};
 use ludo_proto::cardinal as cpb;
 use ludo_proto::v1 as pb;
 use serde_json::json;
-use tonic::Request;
-
-fn authed<T>(message: T, token: &str) -> Request<T> {
-    let mut request = Request::new(message);
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    request
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_game_over_grpc_matches_rest() {
@@ -28,30 +21,7 @@ async fn a_full_game_over_grpc_matches_rest() {
         .unwrap()
         .into_inner();
     assert_eq!(created.version, 0);
-    let tokens: Vec<String> = created.seats.iter().map(|s| s.token.clone()).collect();
-    let mut choose = chooser(99);
-    let mut played = 0u64;
-    loop {
-        let state = grpc.get_game(pb::GetGameRequest { id: created.id.clone() }).await.unwrap().into_inner();
-        let Some(pb::status::State::InProgress(progress)) = state.status.unwrap().state else { break };
-        let seat = progress.to_move[0] as usize;
-        let legal = grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: created.id.clone() }, &tokens[seat])).await.unwrap().into_inner();
-        assert_eq!(legal.seat as usize, seat);
-        // The chooser only looks at the list's length.
-        let mv = legal.moves[choose(&vec![json!(null); legal.moves.len()])].clone();
-        let accepted = grpc
-            .submit_move(authed(
-                pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(state.version), request_id: None },
-                &tokens[seat],
-            ))
-            .await
-            .unwrap()
-            .into_inner();
-        played += 1;
-        assert_eq!(accepted.version, played);
-        assert!(matches!(accepted.view.unwrap().game, Some(pb::view::Game::Cardinal(_))));
-        assert!(played < 400, "the game does not end");
-    }
+    let played = grpc_play(&mut grpc, &created, 400, chooser(99)).await as u64;
     let finished = grpc.get_game(pb::GetGameRequest { id: created.id.clone() }).await.unwrap().into_inner();
     assert_eq!(finished.version, played);
     let Some(pb::status::State::Finished(result)) = finished.status.unwrap().state else { panic!("not finished") };

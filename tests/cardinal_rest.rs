@@ -2,26 +2,9 @@
 //! endpoint, final scores checked against the engine replaying the
 //! published seed and the logged moves.
 
-use ludo_blackbox::{TestServer, chooser};
-use ludo_engine::{Engine, Seed, Setup, Status};
-use serde_json::{Value, json};
-
-/// Replays a finished game's log through the engine, from its published
-/// seed, and returns the engine's final status.
-fn engine_outcome(state: &Value, events: &[Value]) -> Status {
-    let mut seed = [0u8; 32];
-    hex::decode_to_slice(state["seed"].as_str().expect("a finished game publishes its seed"), &mut seed).unwrap();
-    let created = &events[0]["game"];
-    let options: ludo_cardinal::Options = serde_json::from_value(created["options"].clone()).unwrap();
-    let players = created["seats"].as_array().unwrap().len();
-    let (mut game, _) = ludo_cardinal::Game::new(&Setup { players, options, seed: Seed(seed) }).unwrap();
-    for event in &events[1..] {
-        let seat = ludo_engine::Seat(event["seat"].as_u64().unwrap() as u8);
-        let mv: ludo_cardinal::Move = serde_json::from_value(event["move"].clone()).unwrap();
-        game.apply(seat, &mv).expect("the engine accepts every logged move");
-    }
-    game.status()
-}
+use ludo_blackbox::{TestServer, chooser, engine_replay};
+use ludo_engine::Status;
+use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_game_over_rest_for_each_table_size() {
@@ -41,7 +24,7 @@ async fn a_full_game_over_rest_for_each_table_size() {
 
         let events = rest.events(id, None).await;
         assert_eq!(events.len(), played + 1);
-        let engine = engine_outcome(&state, &events);
+        let engine = engine_replay::<ludo_cardinal::Game>(&state, &events);
         let server_status: Status = serde_json::from_value(state["status"].clone()).unwrap();
         assert_eq!(server_status, engine, "the server's final scores are the engine's");
         let Status::Finished { result } = engine else { panic!("the engine says the game goes on") };

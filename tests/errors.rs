@@ -1,10 +1,9 @@
 //! Bad requests get the right status and machine code, over REST and gRPC,
 //! and never change the log.
 
-use ludo_blackbox::{Rest, TestServer, chooser};
+use ludo_blackbox::{Rest, TestServer, authed, chooser};
 use ludo_proto::v1 as pb;
 use serde_json::{Value, json};
-use tonic::Request;
 use tonic_types::StatusExt;
 
 async fn log(rest: &Rest, id: &str) -> Vec<Value> {
@@ -87,12 +86,6 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
     let answer = rest.post(&moves, Some(token), &json!({"move": good, "expected_version": 4})).await;
     assert_eq!(answer.status, 200, "{answer:?}");
     server.stop().await;
-}
-
-fn authed<T>(message: T, token: &str) -> Request<T> {
-    let mut request = Request::new(message);
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
-    request
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use ludo_engine::{Engine, Seat, Seed, Setup, Status};
 use ludo_game::{GameService, SystemClock};
 use ludo_proto::v1::ludo_client::LudoClient;
 use ludo_storage::{EventStore, SledOptions, SledStore};
@@ -172,4 +173,62 @@ pub fn chooser(seed: u64) -> impl FnMut(&[Value]) -> usize {
         state ^= state << 17;
         (state % moves.len() as u64) as usize
     }
+}
+
+/// Replays a finished game's log through the engine `E` from its published
+/// seed, independently of the server, and returns the engine's final status.
+///
+/// # Panics
+/// When the seed is not published or the engine refuses a logged move.
+pub fn engine_replay<E>(state: &Value, events: &[Value]) -> Status
+where
+    E: Engine<Options: serde::de::DeserializeOwned, Move: serde::de::DeserializeOwned>,
+{
+    let mut seed = [0u8; 32];
+    hex::decode_to_slice(state["seed"].as_str().expect("a finished game publishes its seed"), &mut seed).unwrap();
+    let created = &events[0]["game"];
+    let options: E::Options = serde_json::from_value(created["options"].clone()).expect("recorded options");
+    let players = created["seats"].as_array().unwrap().len();
+    let (mut game, _) = E::new(&Setup { players, options, seed: Seed(seed) }).expect("the recorded set-up");
+    for event in &events[1..] {
+        let seat = Seat(event["seat"].as_u64().unwrap() as u8);
+        let mv: E::Move = serde_json::from_value(event["move"].clone()).expect("a logged move");
+        game.apply(seat, &mv).expect("the engine accepts every logged move");
+    }
+    game.status()
+}
+
+/// Plays `created` over gRPC, each to-move seat choosing among its listed
+/// legal moves by `choose`, for at most `max_moves`; returns the moves played.
+pub async fn grpc_play(
+    grpc: &mut LudoClient<Channel>,
+    created: &ludo_proto::v1::CreateGameResponse,
+    max_moves: usize,
+    mut choose: impl FnMut(&[Value]) -> usize,
+) -> usize {
+    use ludo_proto::v1 as pb;
+    let mut played = 0;
+    while played < max_moves {
+        let state = grpc.get_game(pb::GetGameRequest { id: created.id.clone() }).await.expect("get").into_inner();
+        let Some(pb::status::State::InProgress(progress)) = state.status.expect("status").state else { break };
+        let seat = progress.to_move[0] as usize;
+        let token = &created.seats[seat].token;
+        let legal = grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: created.id.clone() }, token)).await.expect("legal").into_inner();
+        assert_eq!(legal.seat as usize, seat);
+        assert!(!legal.moves.is_empty(), "seat {seat} is to move but has no legal move");
+        // The chooser only looks at the list's length.
+        let mv = legal.moves[choose(&vec![Value::Null; legal.moves.len()])].clone();
+        let request = pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(state.version), request_id: None };
+        let accepted = grpc.submit_move(authed(request, token)).await.expect("a listed legal move is accepted").into_inner();
+        assert_eq!(accepted.version, state.version + 1);
+        played += 1;
+    }
+    played
+}
+
+/// A gRPC request carrying a seat's token.
+pub fn authed<T>(message: T, token: &str) -> tonic::Request<T> {
+    let mut request = tonic::Request::new(message);
+    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().expect("ascii token"));
+    request
 }

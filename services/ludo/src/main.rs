@@ -37,6 +37,11 @@ struct ServeArgs {
     /// `fsync` (also survives a power loss; slower).
     #[arg(long, env = "LUDO_DURABILITY", value_enum, default_value_t = DurabilityArg::Flush)]
     durability: DurabilityArg,
+    /// A Kardinal & König board file (JSON, the shape of the embedded
+    /// board) to play new games on instead of the embedded one. Each game
+    /// records its board, so changing this never alters existing games.
+    #[arg(long, env = "LUDO_KARDINAL_BOARD")]
+    kardinal_board: Option<PathBuf>,
     /// Log line format (the level comes from RUST_LOG, default `info`).
     #[arg(long, env = "LUDO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Human)]
     log_format: LogFormat,
@@ -100,7 +105,16 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot open the data directory {}: {e}", args.data_dir.display()))?;
     tracing::info!(data_dir = %args.data_dir.display(), "log opened");
     let store: Arc<dyn EventStore> = Arc::new(store);
-    let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
+    let mut service = GameService::new(store, Arc::new(SystemClock));
+    if let Some(path) = &args.kardinal_board {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
+        let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;
+        service = service
+            .with_option_default("kardinal", "board", board)
+            .map_err(|e| format!("the board {} is refused: {e}", path.display()))?;
+        tracing::info!(board = %path.display(), "Kardinal & König board loaded");
+    }
+    let service = Arc::new(service);
     let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     ludo_server::run(listener, service, shutdown_signal()).await.map_err(|e| e.to_string())
 }

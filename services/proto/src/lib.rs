@@ -14,9 +14,23 @@ pub mod ludo {
             tonic::include_proto!("ludo.cardinal.v1");
         }
     }
+    /// Kardinal & König's options (with the board), moves, views and effects.
+    pub mod kardinal {
+        pub mod v1 {
+            tonic::include_proto!("ludo.kardinal.v1");
+        }
+    }
+    /// Battle 13's options, moves, views and effects.
+    pub mod battle13 {
+        pub mod v1 {
+            tonic::include_proto!("ludo.battle13.v1");
+        }
+    }
 }
 
+pub use ludo::battle13::v1 as battle13;
 pub use ludo::cardinal::v1 as cardinal;
+pub use ludo::kardinal::v1 as kardinal;
 pub use ludo::v1;
 
 /// The encoded `FileDescriptorSet` of every proto file, for gRPC reflection.

@@ -4,7 +4,9 @@
 //! engine's typed value (serde) and then its proto message, and back. Each
 //! game kind has its own module; this one dispatches on the kind.
 
+mod battle13;
 mod cardinal;
+mod kardinal;
 
 use ludo_engine::{Seat, Status as GameStatus};
 use ludo_proto::v1 as pb;
@@ -47,6 +49,8 @@ pub fn options_in(kind: &str, options: Option<pb::Options>) -> Result<Option<Val
     let Some(pb::Options { game: Some(game) }) = options else { return Ok(None) };
     match game {
         pb::options::Game::Cardinal(o) if kind == "cardinal" => Ok(Some(json(&cardinal::options_in(o)?))),
+        pb::options::Game::Kardinal(o) if kind == "kardinal" => Ok(Some(json(&kardinal::options_in(o)?))),
+        pb::options::Game::Battle13(o) if kind == "battle13" => Ok(Some(json(&battle13::options_in(o)?))),
         _ => Err(invalid("options", &format!("these options are not for a `{kind}` game"))),
     }
 }
@@ -55,6 +59,8 @@ pub fn options_in(kind: &str, options: Option<pb::Options>) -> Result<Option<Val
 pub fn options_out(kind: &str, options: &Value) -> Result<pb::Options, Status> {
     let game = match kind {
         "cardinal" => pb::options::Game::Cardinal(cardinal::options_out(&typed(options)?)),
+        "kardinal" => pb::options::Game::Kardinal(kardinal::options_out(&typed(options)?)),
+        "battle13" => pb::options::Game::Battle13(battle13::options_out(&typed(options)?)),
         other => return Err(unknown_kind(other)),
     };
     Ok(pb::Options { game: Some(game) })
@@ -68,6 +74,8 @@ pub fn move_in(mv: Option<pb::Move>) -> Result<Value, Status> {
     match mv.and_then(|m| m.game) {
         None => Err(invalid("move", "a move is required")),
         Some(pb::r#move::Game::Cardinal(m)) => Ok(json(&cardinal::move_in(m)?)),
+        Some(pb::r#move::Game::Kardinal(m)) => Ok(json(&kardinal::move_in(m)?)),
+        Some(pb::r#move::Game::Battle13(m)) => Ok(json(&battle13::move_in(m)?)),
     }
 }
 
@@ -75,6 +83,8 @@ pub fn move_in(mv: Option<pb::Move>) -> Result<Value, Status> {
 pub fn move_out(kind: &str, mv: &Value) -> Result<pb::Move, Status> {
     let game = match kind {
         "cardinal" => pb::r#move::Game::Cardinal(cardinal::move_out(&typed(mv)?)),
+        "kardinal" => pb::r#move::Game::Kardinal(kardinal::move_out(&typed(mv)?)),
+        "battle13" => pb::r#move::Game::Battle13(battle13::move_out(&typed(mv)?)),
         other => return Err(unknown_kind(other)),
     };
     Ok(pb::Move { game: Some(game) })
@@ -84,6 +94,8 @@ pub fn move_out(kind: &str, mv: &Value) -> Result<pb::Move, Status> {
 pub fn view_out(kind: &str, view: &Value) -> Result<pb::View, Status> {
     let game = match kind {
         "cardinal" => pb::view::Game::Cardinal(cardinal::view_out(&typed(view)?)),
+        "kardinal" => pb::view::Game::Kardinal(kardinal::view_out(&typed(view)?)),
+        "battle13" => pb::view::Game::Battle13(battle13::view_out(&typed(view)?)),
         other => return Err(unknown_kind(other)),
     };
     Ok(pb::View { game: Some(game) })
@@ -93,6 +105,8 @@ pub fn view_out(kind: &str, view: &Value) -> Result<pb::View, Status> {
 pub fn effect_out(kind: &str, effect: &Value) -> Result<pb::Effect, Status> {
     let game = match kind {
         "cardinal" => pb::effect::Game::Cardinal(cardinal::effect_out(&typed(effect)?)),
+        "kardinal" => pb::effect::Game::Kardinal(kardinal::effect_out(&typed(effect)?)),
+        "battle13" => pb::effect::Game::Battle13(battle13::effect_out(&typed(effect)?)),
         other => return Err(unknown_kind(other)),
     };
     Ok(pb::Effect { game: Some(game) })
