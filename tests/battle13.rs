@@ -16,7 +16,7 @@ fn patient(seed: u64) -> impl FnMut(&[Value]) -> usize {
         state ^= state >> 7;
         state ^= state << 17;
         match moves.iter().position(|m| m["type"] == "pass") {
-            Some(pass) if state % 3 != 0 => pass,
+            Some(pass) if !state.is_multiple_of(3) => pass,
             _ => (state % moves.len() as u64) as usize,
         }
     }

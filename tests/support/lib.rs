@@ -110,6 +110,28 @@ impl Rest {
         self.send(Self::auth(self.http.post(format!("{}{path}", self.base)).json(body), token)).await
     }
 
+    /// GET the raw bytes of `path`.
+    pub async fn get_bytes(&self, path: &str, token: Option<&str>) -> (u16, Vec<u8>) {
+        let response = Self::auth(self.http.get(format!("{}{path}", self.base)), token).send().await.expect("request");
+        (response.status().as_u16(), response.bytes().await.expect("body").to_vec())
+    }
+
+    /// POST raw bytes (an export) to `path`.
+    pub async fn post_bytes(&self, path: &str, body: Vec<u8>) -> Answer {
+        self.send(self.http.post(format!("{}{path}", self.base)).header("content-type", "application/x-ndjson").body(body)).await
+    }
+
+    /// Opens a Server-Sent Events stream.
+    pub async fn sse(&self, path: &str, token: Option<&str>, last_event_id: Option<u64>) -> Sse {
+        let mut request = Self::auth(self.http.get(format!("{}{path}", self.base)), token);
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id.to_string());
+        }
+        let response = request.send().await.expect("stream request");
+        assert_eq!(response.status().as_u16(), 200, "stream refused");
+        Sse { response, buffer: String::new() }
+    }
+
     /// POST raw bytes with a content type.
     pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: &'static str) -> Answer {
         let request = self.http.post(format!("{}{path}", self.base)).header("content-type", content_type).body(body);
@@ -231,4 +253,111 @@ pub fn authed<T>(message: T, token: &str) -> tonic::Request<T> {
     let mut request = tonic::Request::new(message);
     request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().expect("ascii token"));
     request
+}
+
+/// A Server-Sent Events stream being read.
+pub struct Sse {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    /// `id:`
+    pub id: Option<String>,
+    /// `event:`
+    pub event: String,
+    /// `data:`, parsed as JSON.
+    pub data: Value,
+}
+
+impl Sse {
+    /// The next event, or None when the stream ends.
+    pub async fn next(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let (mut id, mut event, mut data) = (None, String::from("message"), String::new());
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        id = Some(v.trim().to_string());
+                    } else if let Some(v) = line.strip_prefix("event:") {
+                        event = v.trim().to_string();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.strip_prefix(' ').unwrap_or(v));
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                return Some(SseEvent { id, event, data: serde_json::from_str(&data).expect("event data is JSON") });
+            }
+            let chunk = self.response.chunk().await.expect("stream read")?;
+            self.buffer.push_str(std::str::from_utf8(&chunk).expect("utf-8 stream"));
+        }
+    }
+}
+
+/// Kardinal & König: every private card in `value` (a view, a log page, an
+/// update …) that `viewer` (a seat, or None for a spectator) must not see.
+#[must_use]
+pub fn kardinal_leaks(value: &Value, viewer: Option<usize>) -> Vec<String> {
+    let mut out = Vec::new();
+    kardinal_walk(value, viewer, &mut out);
+    out
+}
+
+fn kardinal_walk(value: &Value, viewer: Option<usize>, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            let owner = map.get("seat").and_then(Value::as_u64).map(|s| s as usize);
+            let private = match map.get("type").and_then(Value::as_str) {
+                Some("dealt") => map.get("cards"),
+                Some("drew_from_deck") => map.get("card"),
+                _ if map.contains_key("hand_size") => map.get("hand"),
+                _ => None,
+            };
+            if let Some(private) = private
+                && !private.is_null()
+                && owner != viewer
+            {
+                out.push(format!("seat {owner:?}'s private {private} shown to {viewer:?}"));
+            }
+            if map.get("deck").is_some_and(|deck| !deck.is_null()) {
+                out.push(format!("the deck order shown to {viewer:?}"));
+            }
+            map.values().for_each(|v| kardinal_walk(v, viewer, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| kardinal_walk(v, viewer, out)),
+        _ => {}
+    }
+}
+
+/// Battle 13: every knight (held, dealt, in a deal effect) of a seat not in
+/// `allowed` that `value` shows.
+#[must_use]
+pub fn battle13_leaks(value: &Value, allowed: &[usize]) -> Vec<String> {
+    let mut out = Vec::new();
+    battle13_walk(value, allowed, &mut out);
+    out
+}
+
+fn battle13_walk(value: &Value, allowed: &[usize], out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            let owner = map.get("seat").and_then(Value::as_u64).map(|s| s as usize);
+            for key in ["held", "dealt", "knights"] {
+                if let (Some(private), Some(owner)) = (map.get(key), owner)
+                    && !private.is_null()
+                    && !allowed.contains(&owner)
+                {
+                    out.push(format!("seat {owner}'s {key} {private} shown to a viewer allowed {allowed:?}"));
+                }
+            }
+            map.values().for_each(|v| battle13_walk(v, allowed, out));
+        }
+        Value::Array(items) => items.iter().for_each(|v| battle13_walk(v, allowed, out)),
+        _ => {}
+    }
 }

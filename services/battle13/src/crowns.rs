@@ -127,7 +127,7 @@ mod tests {
     fn b13_20_tournament_bonus_table() {
         let table: Vec<u32> = (7..=13).map(bonus).collect();
         assert_eq!(table, [2, 4, 8, 12, 20, 30, 40]);
-        assert!((7..=13).all(|c| bonus(c) % 2 == 0), "halves must be exact");
+        assert!((7..=13).all(|c| bonus(c).is_multiple_of(2)), "halves must be exact");
     }
 
     /// Worked check: contract 11, 12 tournaments won → master's camp 21 crowns.

@@ -30,6 +30,7 @@ mod joust;
 mod knights;
 mod r#match;
 mod moves;
+mod narrate;
 mod opening;
 mod tournaments;
 mod view;

@@ -334,4 +334,8 @@ impl Engine for Game {
             other => other.clone(),
         }
     }
+
+    fn narrate(effect: &Effect, seats: &[String]) -> String {
+        crate::narrate::narrate(effect, seats)
+    }
 }

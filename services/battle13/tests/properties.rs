@@ -19,7 +19,7 @@ const LONG_MATCHES: u64 = 200;
 
 fn setup(n: u64, target: u32) -> Setup<Options> {
     // Half the matches draw the first seat from the seed.
-    let first_seat = (n % 2 == 0).then_some(Seat((n / 2 % 4) as u8));
+    let first_seat = n.is_multiple_of(2).then_some(Seat((n / 2 % 4) as u8));
     Setup {
         players: 4,
         options: Options {

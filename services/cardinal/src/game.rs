@@ -364,6 +364,10 @@ impl Engine for Game {
         // Cardinal has no hidden information.
         effect.clone()
     }
+
+    fn narrate(effect: &Effect, seats: &[String]) -> String {
+        crate::narrate::narrate(effect, seats)
+    }
 }
 
 #[cfg(test)]

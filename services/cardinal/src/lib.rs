@@ -22,6 +22,7 @@ mod effect;
 mod game;
 mod markers;
 mod moves;
+mod narrate;
 mod options;
 mod pieces;
 mod scoring;

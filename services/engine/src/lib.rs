@@ -87,4 +87,9 @@ pub trait Engine: Clone + PartialEq + core::fmt::Debug + Send + Sync + Sized + '
     /// `effect` as `viewer` may see it, judged against the current state
     /// (`self`): what was secret when it happened may be public now.
     fn redact(&self, effect: &Self::Effect, viewer: Viewer) -> Self::Effect;
+
+    /// Describes `effect` in a short English sentence a replay viewer can
+    /// show, naming seats by `seats[i]` (the players' names). The effect is
+    /// already redacted for its viewer: a hidden card reads as "a card".
+    fn narrate(effect: &Self::Effect, seats: &[String]) -> String;
 }

@@ -248,3 +248,59 @@ pub struct EventPage {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_from: Option<u64>,
 }
+
+/// One record as it is appended, with the caller's new view: an item of a
+/// live stream.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct GameUpdate {
+    /// Game kind (the shape of the record's move, effects and view).
+    pub kind: String,
+    /// The record, redacted for the caller.
+    pub event: Event,
+    /// Whose turn, or the result, after this record.
+    pub status: Status,
+    /// The game-specific state after this record, as the caller may see it.
+    #[schema(value_type = crate::schema::GameView)]
+    pub view: Value,
+}
+
+/// An imported game.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ImportedGame {
+    /// The game's id (the same as on the server it was exported from).
+    pub id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Number of the last record.
+    pub version: u64,
+    /// The game's result.
+    pub status: Status,
+}
+
+/// What one record did, in words a viewer can show.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Step {
+    /// The record's number.
+    pub seq: u64,
+    /// When it was appended (RFC 3339).
+    pub at: String,
+    /// The seat that moved (moves only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
+    /// One sentence per thing that happened, as the caller may see it.
+    pub lines: Vec<String>,
+}
+
+/// A page of a game's steps.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct StepPage {
+    /// Game kind.
+    pub kind: String,
+    /// The game's latest version.
+    pub version: u64,
+    /// Steps in log order.
+    pub steps: Vec<Step>,
+    /// Pass as `from` for the next page; absent when the page reaches the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_from: Option<u64>,
+}

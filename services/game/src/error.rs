@@ -66,6 +66,22 @@ pub enum ServiceError {
         /// The version of the move it first named.
         version: u64,
     },
+    /// An export does not verify; the first bad line is named.
+    #[error("the export is invalid at line {line}: {reason}")]
+    InvalidExport {
+        /// 1-based line of the export.
+        line: u64,
+        /// The record on that line, if a record line.
+        seq: Option<u64>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A game with this id already exists here.
+    #[error("a game with id `{id}` already exists")]
+    GameExists {
+        /// The game's id.
+        id: String,
+    },
     /// The event store failed; nothing was acknowledged.
     #[error("storage unavailable: {0}")]
     Storage(String),
@@ -97,6 +113,8 @@ impl ServiceError {
             ServiceError::GameFinished => "game_finished",
             ServiceError::VersionConflict { .. } => "version_conflict",
             ServiceError::RequestIdReused { .. } => "request_id_reused",
+            ServiceError::InvalidExport { .. } => "invalid_export",
+            ServiceError::GameExists { .. } => "game_exists",
             ServiceError::Storage(_) => "storage_unavailable",
             ServiceError::CorruptLog { .. } => "corrupt_log",
             ServiceError::Internal(_) => "internal",

@@ -175,6 +175,8 @@ pub trait DynGame: Send + Sync + fmt::Debug {
     /// An effect as `viewer` may see it now. Effects that do not parse are
     /// hidden entirely (`null`) rather than shown unredacted.
     fn redact(&self, effect: &Value, viewer: Viewer) -> Value;
+    /// An effect in words, seats named by `seats` (see [`Engine::narrate`]).
+    fn narrate(&self, effect: &Value, seats: &[String]) -> String;
     /// A copy of the game.
     fn clone_box(&self) -> Box<dyn DynGame>;
 }
@@ -267,6 +269,13 @@ impl<E: JsonEngine> DynGame for E {
         match serde_json::from_value::<E::Effect>(effect.clone()) {
             Ok(parsed) => to_json(&Engine::redact(self, &parsed, viewer)),
             Err(_) => Value::Null,
+        }
+    }
+
+    fn narrate(&self, effect: &Value, seats: &[String]) -> String {
+        match serde_json::from_value::<E::Effect>(effect.clone()) {
+            Ok(parsed) => E::narrate(&parsed, seats),
+            Err(_) => String::new(),
         }
     }
 

@@ -10,6 +10,7 @@
 
 pub mod api;
 mod error;
+pub mod export;
 pub mod kinds;
 pub mod record;
 pub mod replay;

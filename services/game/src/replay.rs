@@ -10,10 +10,11 @@
 use std::collections::HashMap;
 
 use ludo_engine::{Seed, Viewer};
+
 use serde_json::Value;
 
 use crate::kinds::{self, DynGame, Kind};
-use crate::record::{GENESIS, GameCreated, Record, RecordBody, sha256_hex};
+use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex};
 
 /// The state rebuilt from a log.
 #[derive(Debug)]
@@ -47,6 +48,73 @@ fn bad(seq: u64, reason: impl Into<String>) -> ReplayError {
     ReplayError { seq, reason: reason.into() }
 }
 
+/// Evolves a game one record at a time, checking each as it goes.
+#[derive(Debug)]
+pub struct Replayer {
+    /// The kind of game.
+    pub kind: &'static Kind,
+    /// Record 0.
+    pub created: GameCreated,
+    /// The game after the last applied record.
+    pub game: Box<dyn DynGame>,
+    /// Seq of the last applied record.
+    pub version: u64,
+    /// Hash of the last applied record.
+    pub last_hash: [u8; 32],
+}
+
+impl Replayer {
+    /// Sets the game up from record 0 and returns it with record 0's
+    /// unredacted effects.
+    ///
+    /// # Errors
+    /// [`ReplayError`] at seq 0 when record 0 breaks the chain, names an
+    /// unknown kind or another ruleset, or does not match the seed.
+    pub fn start(first: &Record, seed: &Seed) -> Result<(Replayer, Vec<Value>), ReplayError> {
+        let last_hash = first.verify_link(0, &GENESIS).map_err(|r| bad(0, r))?;
+        let RecordBody::GameCreated(created) = &first.body else {
+            return Err(bad(0, "record 0 is not game_created"));
+        };
+        let kind = kinds::kind(&created.kind).ok_or_else(|| bad(0, format!("game kind `{}` is not hosted here", created.kind)))?;
+        if created.ruleset != kind.ruleset {
+            return Err(bad(0, format!("recorded under ruleset {}, this server runs {}", created.ruleset, kind.ruleset)));
+        }
+        if sha256_hex(&seed.0) != created.seed_commitment {
+            return Err(bad(0, "the seed does not match the seed commitment"));
+        }
+        let new = kind
+            .create(created.seats.len(), &created.options, seed)
+            .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
+        check_effects(0, new.game.as_ref(), &new.effects, &first.effects)?;
+        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash };
+        Ok((replayer, new.effects))
+    }
+
+    /// Applies the next record and returns its unredacted effects.
+    ///
+    /// # Errors
+    /// [`ReplayError`] naming the record when it is out of place, breaks the
+    /// chain, or does not re-play to the same move and effects. The game is
+    /// then unchanged.
+    pub fn apply(&mut self, record: &Record) -> Result<Vec<Value>, ReplayError> {
+        let seq = self.version + 1;
+        let hash = record.verify_link(seq, &self.last_hash).map_err(|r| bad(seq, r))?;
+        let RecordBody::Move(mv) = &record.body else {
+            return Err(bad(seq, "a game_created record after record 0"));
+        };
+        let mut game = self.game.clone();
+        let applied = game.apply(mv.seat, &mv.mv).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
+        if applied.canonical_move != mv.mv {
+            return Err(bad(seq, "the move is not in canonical form"));
+        }
+        check_effects(seq, game.as_ref(), &applied.effects, &record.effects)?;
+        self.game = game;
+        self.version = seq;
+        self.last_hash = hash;
+        Ok(applied.effects)
+    }
+}
+
 /// Replays `records` (record 0 first) with the game's `seed`, keeping each
 /// record's effects when `keep_effects` is set.
 ///
@@ -55,54 +123,23 @@ fn bad(seq: u64, reason: impl Into<String>) -> ReplayError {
 /// match the seed commitment or the engine, or names an unknown kind.
 pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Replayed, ReplayError> {
     let first = records.first().ok_or_else(|| bad(0, "the log is empty"))?;
-    let mut last_hash = first.verify_link(0, &GENESIS).map_err(|r| bad(0, r))?;
-    let RecordBody::GameCreated(created) = &first.body else {
-        return Err(bad(0, "record 0 is not game_created"));
-    };
-    let kind = kinds::kind(&created.kind).ok_or_else(|| bad(0, format!("game kind `{}` is not hosted here", created.kind)))?;
-    if created.ruleset != kind.ruleset {
-        return Err(bad(0, format!("recorded under ruleset {}, this server runs {}", created.ruleset, kind.ruleset)));
-    }
-    if sha256_hex(&seed.0) != created.seed_commitment {
-        return Err(bad(0, "the seed does not match the seed commitment"));
-    }
-    let new = kind
-        .create(created.seats.len(), &created.options, seed)
-        .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
-    let mut game = new.game;
-    check_effects(0, game.as_ref(), &new.effects, &first.effects)?;
+    let (mut replayer, first_effects) = Replayer::start(first, seed)?;
     let mut effects = Vec::new();
     if keep_effects {
-        effects.push(new.effects);
+        effects.push(first_effects);
     }
     let mut request_ids = HashMap::new();
-    for (i, record) in records.iter().enumerate().skip(1) {
-        let seq = i as u64;
-        last_hash = record.verify_link(seq, &last_hash).map_err(|r| bad(seq, r))?;
-        let RecordBody::Move(mv) = &record.body else {
-            return Err(bad(seq, "a game_created record after record 0"));
-        };
-        let applied = game.apply(mv.seat, &mv.mv).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        if applied.canonical_move != mv.mv {
-            return Err(bad(seq, "the move is not in canonical form"));
-        }
-        check_effects(seq, game.as_ref(), &applied.effects, &record.effects)?;
-        if let Some(id) = &mv.request_id {
-            request_ids.insert(id.clone(), seq);
+    for record in &records[1..] {
+        let applied = replayer.apply(record)?;
+        if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
+            request_ids.insert(id.clone(), record.seq);
         }
         if keep_effects {
-            effects.push(applied.effects);
+            effects.push(applied);
         }
     }
-    Ok(Replayed {
-        kind,
-        created: created.clone(),
-        game,
-        version: records.len() as u64 - 1,
-        last_hash,
-        request_ids,
-        effects,
-    })
+    let Replayer { kind, created, game, version, last_hash } = replayer;
+    Ok(Replayed { kind, created, game, version, last_hash, request_ids, effects })
 }
 
 /// The stored effects are the spectator's view of the recomputed ones.

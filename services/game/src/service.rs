@@ -9,13 +9,14 @@ use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
 use serde_json::Value;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, KindInfo, LegalMoves, ListFilter, MoveAccepted, SeatInfo, SeatToken,
-    SubmitMove,
+    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
+    SeatInfo, SeatToken, Step, StepPage, SubmitMove,
 };
 use crate::error::ServiceError;
 use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
-use crate::replay::{ReplayError, Replayed, replay};
+use crate::export;
+use crate::replay::{ReplayError, Replayed, Replayer, replay};
 use crate::secrets::{self, Secrets};
 
 /// Longest player name accepted.
@@ -160,6 +161,9 @@ pub struct GameService {
     option_defaults: HashMap<&'static str, serde_json::Map<String, Value>>,
     /// Live games by stream. A std mutex: only held to look up or insert.
     games: Mutex<HashMap<StreamId, Arc<Slot>>>,
+    /// Raised when the server starts shutting down: live streams end then,
+    /// so a graceful shutdown does not wait on them forever.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for GameService {
@@ -222,7 +226,8 @@ impl GameService {
     /// A service over `store`, stamping records with `clock`.
     pub fn new(store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Self {
         let option_defaults = kinds::KINDS.iter().map(|k| (k.id, k.server_defaults())).collect();
-        GameService { store, clock, ids: IdGenerator::default(), option_defaults, games: Mutex::new(HashMap::new()) }
+        let (closing, _) = tokio::sync::watch::channel(false);
+        GameService { store, clock, ids: IdGenerator::default(), option_defaults, games: Mutex::new(HashMap::new()), closing }
     }
 
     /// Sets the option `key` that games of `kind` get when a request leaves
@@ -541,6 +546,31 @@ impl GameService {
         Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events, next_from })
     }
 
+    /// A page of the game's steps: what each record did, in words, as the
+    /// caller may see it (built on the same redaction as [`Self::events`]).
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`, storage and corruption errors.
+    pub async fn steps(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
+        let page = self.events(id, token, from, limit).await?;
+        let slot = self.slot(id).await?;
+        let seats = &slot.meta.created.seats;
+        let game = slot.current().game.clone();
+        let steps = page
+            .events
+            .into_iter()
+            .map(|event| {
+                let mut lines = Vec::with_capacity(event.effects.len() + 1);
+                if let Some(created) = &event.game {
+                    lines.push(format!("A game of {} was set up for {}", slot.meta.kind.name, list(&created.seats)));
+                }
+                lines.extend(event.effects.iter().map(|e| game.narrate(e, seats)).filter(|line| !line.is_empty()));
+                Step { seq: event.seq, at: event.at, seat: event.seat, lines }
+            })
+            .collect();
+        Ok(StepPage { kind: page.kind, version: page.version, steps, next_from: page.next_from })
+    }
+
     /// The game at version `at`, as the caller may see it.
     ///
     /// # Errors
@@ -558,6 +588,112 @@ impl GameService {
         let replayed = self.replayed(&slot, Some(at), false).await?;
         let status = replayed.game.status();
         Ok(self.state_of(&slot, viewer, at, current.version, &status, replayed.game.as_ref()))
+    }
+
+    /// The game's whole record as JSON Lines (see [`crate::export`]); with
+    /// the seed once the game is over. A token, if given, must be valid.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`, storage and corruption errors.
+    pub async fn export(&self, id: &str, token: Option<&str>) -> Result<Vec<u8>, ServiceError> {
+        let slot = self.slot(id).await?;
+        slot.viewer(token)?;
+        let current = slot.current();
+        let store = Arc::clone(&self.store);
+        let stream = slot.meta.stream;
+        let upto = current.version + 1;
+        let stored = blocking(move || store.read(stream, 0, Some(upto))).await??;
+        let finished = current.status.is_finished();
+        let header = export::ExportHeader {
+            format: export::EXPORT_FORMAT.into(),
+            game_id: slot.meta.id.clone(),
+            kind: slot.meta.kind.id.into(),
+            ruleset: slot.meta.created.ruleset.clone(),
+            records: stored.len() as u64,
+            finished,
+            seed: finished.then(|| hex::encode(slot.meta.secrets.seed.0)),
+            exported_at: timestamp(self.clock.now()),
+        };
+        let raw: Vec<Vec<u8>> = stored.into_iter().map(|r| r.bytes).collect();
+        Ok(export::write(&header, &raw))
+    }
+
+    /// Imports a finished game's export after verifying it; the game keeps
+    /// its id and replays identically. It has no seat tokens: it is over.
+    ///
+    /// # Errors
+    /// `invalid_export` naming the first bad line, `invalid_input` for a
+    /// running game's export (it has no seed to re-play with), `game_exists`.
+    pub async fn import(&self, bytes: &[u8]) -> Result<ImportedGame, ServiceError> {
+        let verified = export::check(bytes);
+        if let Some(fault) = verified.report.fault {
+            return Err(ServiceError::InvalidExport { line: fault.line, seq: fault.seq, reason: fault.reason });
+        }
+        if !verified.report.replayed {
+            return Err(ServiceError::invalid("export", "only a finished game's export, which carries its seed, can be imported"));
+        }
+        let stream = parse_id(&verified.header.game_id).map_err(|_| ServiceError::InvalidExport { line: 1, seq: None, reason: "the game id is not a UUID".into() })?;
+        let seed = verified.header.seed.as_deref().unwrap_or_default();
+        let mut seed_bytes = [0u8; 32];
+        hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
+        let secrets = Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new() };
+        let version = verified.raw.len() as u64 - 1;
+        let appended = self
+            .store
+            .append(AppendRequest { stream, expected_next: 0, records: verified.raw, sealed: Some(secrets.to_bytes()) })
+            .await;
+        match appended {
+            Err(StoreError::Conflict { .. }) => return Err(ServiceError::GameExists { id: verified.header.game_id }),
+            Err(other) => return Err(other.into()),
+            Ok(_) => {}
+        }
+        tracing::info!(game = %verified.header.game_id, records = version + 1, "game imported");
+        Ok(ImportedGame {
+            id: verified.header.game_id,
+            kind: verified.header.kind,
+            version,
+            status: verified.report.status.unwrap_or(Status::InProgress { to_move: vec![] }),
+        })
+    }
+
+    /// A live stream of the game's records from seq `from` on, each with the
+    /// caller's view after it: first the records already in the log, then
+    /// each new one as soon as it is durable. Every record comes exactly once
+    /// and in order; the stream ends once the game is over and sent, or when
+    /// the server shuts down. Redacted for the caller like every read.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`; later failures arrive in the stream.
+    pub async fn watch(&self, id: &str, token: Option<&str>, from: u64) -> Result<tokio::sync::mpsc::Receiver<Result<GameUpdate, ServiceError>>, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        // Subscribe before reading the backlog, so no append falls between.
+        let notices = self.store.subscribe();
+        let (send, receive) = tokio::sync::mpsc::channel(64);
+        let store = Arc::clone(&self.store);
+        let mut closing = self.closing.subscribe();
+        if *closing.borrow() {
+            return Err(ServiceError::Storage("the server is shutting down".into()));
+        }
+        tokio::spawn(async move {
+            // Whatever the watcher is waiting on (new records, a slow
+            // client), a shutdown ends it.
+            tokio::select! {
+                outcome = follow(store, &slot, viewer, from, notices, &send) => {
+                    if let Err(err) = outcome {
+                        let _ = send.send(Err(err)).await;
+                    }
+                }
+                () = shut_down(&mut closing) => {}
+            }
+        });
+        Ok(receive)
+    }
+
+    /// Ends every live stream: the first step of a graceful shutdown, taken
+    /// before waiting for open connections to finish.
+    pub fn begin_shutdown(&self) {
+        self.closing.send_replace(true);
     }
 
     /// Flushes and closes the store (graceful shutdown).
@@ -613,6 +749,77 @@ impl GameService {
         let to = upto.map(|v| v + 1);
         let records = self.records(slot, 0, to).await?;
         replay(&records, &slot.meta.secrets.seed, keep_effects).map_err(|e| corrupt(&slot.meta.id, e))
+    }
+}
+
+/// Resolves once the service starts shutting down (or is gone).
+async fn shut_down(closing: &mut tokio::sync::watch::Receiver<bool>) {
+    loop {
+        let closed = *closing.borrow_and_update();
+        if closed || closing.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Feeds a watcher: replays the log into its own copy of the game, sending
+/// each record from `from` on, then follows appends until the game is over.
+async fn follow(
+    store: Arc<dyn EventStore>,
+    slot: &Slot,
+    viewer: Viewer,
+    from: u64,
+    mut notices: tokio::sync::broadcast::Receiver<ludo_storage::Appended>,
+    send: &tokio::sync::mpsc::Sender<Result<GameUpdate, ServiceError>>,
+) -> Result<(), ServiceError> {
+    let id = slot.meta.id.as_str();
+    let stream = slot.meta.stream;
+    let read = |from: u64| {
+        let store = Arc::clone(&store);
+        async move { blocking(move || store.read(stream, from, None)).await?.map_err(ServiceError::from) }
+    };
+    let mut pending = parse_records(id, read(0).await?)?.into_iter();
+    let first = pending.next().ok_or_else(|| ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "the log is empty".into() })?;
+    let (mut replayer, effects) = Replayer::start(&first, &slot.meta.secrets.seed).map_err(|e| corrupt(id, e))?;
+    let kind = slot.meta.kind.id;
+    let update = |replayer: &Replayer, record: Record, effects: Vec<Value>| {
+        let status = replayer.game.status();
+        let seen_as = effective(viewer, &status);
+        let effects = effects.iter().map(|e| replayer.game.redact(e, seen_as)).collect();
+        GameUpdate { kind: kind.into(), event: event(record, effects), status, view: replayer.game.view(seen_as) }
+    };
+    if from == 0 && send.send(Ok(update(&replayer, first, effects))).await.is_err() {
+        return Ok(());
+    }
+    loop {
+        for record in pending.by_ref() {
+            let effects = replayer.apply(&record).map_err(|e| corrupt(id, e))?;
+            if replayer.version >= from && send.send(Ok(update(&replayer, record, effects))).await.is_err() {
+                return Ok(()); // the watcher went away
+            }
+        }
+        if replayer.game.status().is_finished() {
+            return Ok(());
+        }
+        // Wait until this game's log grows (a lagging receiver just re-reads).
+        loop {
+            match notices.recv().await {
+                Ok(notice) if notice.stream == stream && notice.next_seq > replayer.version + 1 => break,
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
+            }
+        }
+        pending = parse_records(id, read(replayer.version + 1).await?)?.into_iter();
+    }
+}
+
+/// "Ann, Bob and Cid".
+fn list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 

@@ -279,6 +279,10 @@ impl Engine for Game {
     fn redact(&self, effect: &Effect, viewer: Viewer) -> Effect {
         effect::redact(effect, viewer, self.result.is_some())
     }
+
+    fn narrate(effect: &Effect, seats: &[String]) -> String {
+        crate::narrate::narrate(effect, seats)
+    }
 }
 
 impl Game {

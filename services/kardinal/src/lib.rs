@@ -24,6 +24,7 @@ mod drawing;
 mod effect;
 mod game;
 mod moves;
+mod narrate;
 mod options;
 mod placement;
 mod scoring;

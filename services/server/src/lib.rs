@@ -58,6 +58,13 @@ pub async fn app(service: Arc<GameService>) -> Router {
 pub async fn run(listener: TcpListener, service: Arc<GameService>, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "serving REST and gRPC");
+    let closing = Arc::clone(&service);
+    let shutdown = async move {
+        shutdown.await;
+        // Live streams never end on their own while a game runs: end them
+        // first, or the graceful shutdown would wait on them forever.
+        closing.begin_shutdown();
+    };
     axum::serve(listener, app(Arc::clone(&service)).await).with_graceful_shutdown(shutdown).await?;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;

@@ -16,6 +16,7 @@ use utoipa::{Modify, OpenApi};
     components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect)),
     tags(
         (name = "games", description = "Create games, play them, read their state and log"),
+        (name = "records", description = "Export, verify and import whole records; follow games live"),
         (name = "operations", description = "Health and documentation"),
     )
 )]

@@ -10,6 +10,8 @@ use ludo_game::GameService;
 use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, SubmitMove};
 use ludo_proto::v1 as pb;
 use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
+use ludo_game::export::{SeedCheck, VerifyReport};
+use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
 use convert::{effects_out, move_in, move_out, options_in, options_out, status_out, view_out};
@@ -29,7 +31,11 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()
         .expect("the descriptor set is valid");
-    tonic::service::Routes::new(LudoServer::new(Api { service, kinds }))
+    // Exports of long games outgrow tonic's 4 MB default message size.
+    let ludo = LudoServer::new(Api { service, kinds })
+        .max_decoding_message_size(crate::rest::MAX_EXPORT_BYTES)
+        .max_encoding_message_size(crate::rest::MAX_EXPORT_BYTES);
+    tonic::service::Routes::new(ludo)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
@@ -67,6 +73,48 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
         created_at: state.created_at,
         seed_commitment: state.seed_commitment,
         seed: state.seed,
+    })
+}
+
+/// A log record as a proto message.
+fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Status> {
+    let record = match (event.game, event.seat, event.mv) {
+        (Some(created), _, _) => pb::event::Record::GameCreated(pb::GameCreated {
+            options: Some(options_out(kind, &created.options)?),
+            game_id: created.game_id,
+            kind: created.kind,
+            ruleset: created.ruleset,
+            seats: created.seats,
+            seed_commitment: created.seed_commitment,
+        }),
+        (None, Some(seat), Some(mv)) => {
+            pb::event::Record::Move(pb::MoveRecord { seat: u32::from(seat.0), r#move: Some(move_out(kind, &mv)?), request_id: event.request_id })
+        }
+        _ => return Err(Status::internal("an event is neither game_created nor a move")),
+    };
+    Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(kind, &event.effects)?, hash: event.hash })
+}
+
+fn verify_report(report: VerifyReport) -> Result<pb::VerifyReport, Status> {
+    let kind = report.kind.clone().unwrap_or_default();
+    Ok(pb::VerifyReport {
+        valid: report.valid,
+        records: report.records,
+        chain_intact: report.chain_intact,
+        seed: match report.seed {
+            SeedCheck::Unchecked => pb::SeedCheck::Unchecked,
+            SeedCheck::Matches => pb::SeedCheck::Matches,
+            SeedCheck::Absent => pb::SeedCheck::Absent,
+            SeedCheck::Mismatch => pb::SeedCheck::Mismatch,
+        }
+        .into(),
+        replayed: report.replayed,
+        last_hash: report.last_hash,
+        status: report.status.as_ref().map(status_out),
+        view: report.view.as_ref().map(|v| view_out(&kind, v)).transpose()?,
+        fault: report.fault.map(|f| pb::ExportFault { line: f.line, seq: f.seq, reason: f.reason }),
+        game_id: report.game_id,
+        kind: report.kind,
     })
 }
 
@@ -181,31 +229,59 @@ impl Ludo for Api {
         let token = token(&request)?;
         let request = request.into_inner();
         let page = self.service.events(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
-        let kind = page.kind.as_str();
-        let events = page
-            .events
-            .into_iter()
-            .map(|event| {
-                let record = match (event.game, event.seat, event.mv) {
-                    (Some(created), _, _) => pb::event::Record::GameCreated(pb::GameCreated {
-                        options: Some(options_out(kind, &created.options)?),
-                        game_id: created.game_id,
-                        kind: created.kind,
-                        ruleset: created.ruleset,
-                        seats: created.seats,
-                        seed_commitment: created.seed_commitment,
-                    }),
-                    (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
-                        seat: u32::from(seat.0),
-                        r#move: Some(move_out(kind, &mv)?),
-                        request_id: event.request_id,
-                    }),
-                    _ => return Err(Status::internal("an event is neither game_created nor a move")),
-                };
-                Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(kind, &event.effects)?, hash: event.hash })
-            })
-            .collect::<Result<_, Status>>()?;
+        let events = page.events.into_iter().map(|event| event_out(&page.kind, event)).collect::<Result<_, Status>>()?;
         Ok(Response::new(pb::EventPage { version: page.version, events, next_from: page.next_from }))
+    }
+
+    async fn list_steps(&self, request: Request<pb::ListStepsRequest>) -> Result<Response<pb::StepPage>, Status> {
+        let token = token(&request)?;
+        let request = request.into_inner();
+        let page = self.service.steps(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
+        Ok(Response::new(pb::StepPage {
+            version: page.version,
+            steps: page
+                .steps
+                .into_iter()
+                .map(|s| pb::Step { seq: s.seq, at: s.at, seat: s.seat.map(|seat| u32::from(seat.0)), lines: s.lines })
+                .collect(),
+            next_from: page.next_from,
+        }))
+    }
+
+    async fn export_game(&self, request: Request<pb::ExportGameRequest>) -> Result<Response<pb::ExportGameResponse>, Status> {
+        let token = token(&request)?;
+        let export = self.service.export(&request.get_ref().id, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(pb::ExportGameResponse { export }))
+    }
+
+    async fn verify_game(&self, request: Request<pb::VerifyGameRequest>) -> Result<Response<pb::VerifyReport>, Status> {
+        Ok(Response::new(verify_report(ludo_game::export::verify(&request.get_ref().export))?))
+    }
+
+    async fn import_game(&self, request: Request<pb::ImportGameRequest>) -> Result<Response<pb::ImportGameResponse>, Status> {
+        let imported = self.service.import(&request.get_ref().export).await.map_err(from_service)?;
+        Ok(Response::new(pb::ImportGameResponse {
+            status: Some(status_out(&imported.status)),
+            id: imported.id,
+            kind: imported.kind,
+            version: imported.version,
+        }))
+    }
+
+    type WatchGameStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::GameUpdate, Status>> + Send + 'static>>;
+
+    async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<Self::WatchGameStream>, Status> {
+        let token = token(&request)?;
+        let updates = self.service.watch(&request.get_ref().id, token.as_deref(), request.get_ref().from).await.map_err(from_service)?;
+        let stream = tokio_stream::wrappers::ReceiverStream::new(updates).map(|update| {
+            let update = update.map_err(from_service)?;
+            Ok(pb::GameUpdate {
+                status: Some(status_out(&update.status)),
+                view: Some(view_out(&update.kind, &update.view)?),
+                event: Some(event_out(&update.kind, update.event)?),
+            })
+        });
+        Ok(Response::new(Box::pin(stream)))
     }
 
     async fn get_replay(&self, request: Request<pb::GetReplayRequest>) -> Result<Response<pb::GameState>, Status> {

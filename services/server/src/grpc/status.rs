@@ -50,10 +50,20 @@ pub fn from_service(err: ServiceError) -> Status {
             meta(&[("current_version", current.to_string()), ("expected_version", expected.to_string())]),
         ),
         ServiceError::RequestIdReused { .. } => status(Code::AlreadyExists, reason, message, HashMap::new()),
+        ServiceError::InvalidExport { line, seq, .. } => {
+            let mut pairs = vec![("line", line.to_string())];
+            pairs.extend(seq.map(|seq| ("seq", seq.to_string())));
+            status(Code::InvalidArgument, reason, message, meta(&pairs))
+        }
+        ServiceError::GameExists { .. } => status(Code::AlreadyExists, reason, message, HashMap::new()),
         ServiceError::Storage(_) => status(Code::Unavailable, reason, message, HashMap::new()),
-        ServiceError::CorruptLog { .. } | ServiceError::Internal(_) => {
+        ServiceError::CorruptLog { seq, .. } => {
+            tracing::error!(%message, reason, "a stored log fails verification");
+            status(Code::DataLoss, reason, message, meta(&[("seq", seq.to_string())]))
+        }
+        ServiceError::Internal(_) => {
             tracing::error!(%message, reason, "server-side failure");
-            status(if reason == "corrupt_log" { Code::DataLoss } else { Code::Internal }, reason, message, HashMap::new())
+            status(Code::Internal, reason, message, HashMap::new())
         }
     }
 }

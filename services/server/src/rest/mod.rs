@@ -9,7 +9,9 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::Json;
-use ludo_game::api::{CreateGame, CreatedGame, EventPage, GameList, GameState, KindInfo, LegalMoves, ListFilter, MoveAccepted, SubmitMove};
+use ludo_game::api::{CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted, StepPage, SubmitMove};
+use ludo_game::export::VerifyReport;
+use tokio_stream::StreamExt;
 use ludo_game::GameService;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -40,8 +42,18 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(submit_move))
         .routes(routes!(list_events))
         .routes(routes!(replay))
+        .routes(routes!(list_steps))
+        .routes(routes!(export_game))
+        .routes(routes!(stream_game))
+        .routes(routes!(verify_export))
+        .routes(routes!(import_game))
         .routes(routes!(health))
+        // Exports of long games outgrow axum's 2 MB default.
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_EXPORT_BYTES))
 }
+
+/// Largest export accepted by verify and import.
+pub const MAX_EXPORT_BYTES: usize = 64 * 1024 * 1024;
 
 /// The game kinds this server hosts.
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -189,6 +201,22 @@ async fn list_events(State(app): State<AppState>, caller: Caller, Path(id): Path
     Ok(Json(app.service.events(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
 }
 
+/// The game's log in words: what each record did ("Ann placed an abbey at
+/// cluny in Burgundy …"), redacted for the caller, in pages.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/steps", tag = "records",
+    params(("id" = String, Path, description = "Game id"), EventsQuery),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, description = "A page of steps", body = StepPage),
+        (status = 401, description = "unauthorized: a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn list_steps(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<EventsQuery>) -> Result<Json<StepPage>> {
+    Ok(Json(app.service.steps(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
+}
+
 /// Which version to replay.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -211,6 +239,111 @@ struct ReplayQuery {
 )]
 async fn replay(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<ReplayQuery>) -> Result<Json<GameState>> {
     Ok(Json(app.service.replay_at(&id, caller.token(), query.at).await?))
+}
+
+/// The game's whole record as JSON Lines: a header line, then every record
+/// exactly as stored (each with its hash). While the game runs it holds the
+/// public log; once it is over the header also carries the seed.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/export", tag = "records",
+    params(("id" = String, Path, description = "Game id")),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, description = "The export (JSON Lines)", body = String, content_type = "application/x-ndjson"),
+        (status = 401, description = "unauthorized: a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn export_game(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<impl IntoResponse> {
+    let bytes = app.service.export(&id, caller.token()).await?;
+    let disposition = format!("attachment; filename=\"{id}.jsonl\"");
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson".to_string()), (header::CONTENT_DISPOSITION, disposition)], bytes))
+}
+
+/// Checks an export without any server state: the hash chain, the seed
+/// against its commitment, and a re-play of every record through the engine.
+/// Answers `200` with a report whether or not the export is valid.
+#[utoipa::path(
+    post, path = "/v1/verify", tag = "records",
+    request_body(content = String, description = "An export (JSON Lines)", content_type = "application/x-ndjson"),
+    responses((status = 200, description = "The verification report; `valid` says whether the export checks out", body = VerifyReport))
+)]
+async fn verify_export(body: axum::body::Bytes) -> Json<VerifyReport> {
+    Json(ludo_game::export::verify(&body))
+}
+
+/// Imports a finished game's export after verifying it. The game keeps its
+/// id and replays identically here.
+#[utoipa::path(
+    post, path = "/v1/games/import", tag = "records",
+    request_body(content = String, description = "A finished game's export (JSON Lines)", content_type = "application/x-ndjson"),
+    responses(
+        (status = 201, description = "The game was imported", body = ImportedGame, headers(("location" = String, description = "URL of the game"))),
+        (status = 400, description = "invalid_input: a running game's export (it has no seed)", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_exists: a game with this id is already here", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "invalid_export: the export does not verify; `line` and `seq` name the first bad record", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn import_game(State(app): State<AppState>, body: axum::body::Bytes) -> Result<impl IntoResponse> {
+    let imported = app.service.import(&body).await?;
+    let location = format!("/v1/games/{}", imported.id);
+    Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(imported)))
+}
+
+/// Where a stream starts.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct StreamQuery {
+    /// First record to send (default 0: the whole log, then live). A
+    /// `Last-Event-ID` header (sent by browsers when they reconnect) resumes
+    /// after that record instead.
+    from: Option<u64>,
+}
+
+/// Live updates (Server-Sent Events): each record as it is appended, with
+/// the caller's new view (`event: record`, `id:` the record's seq, `data:` a
+/// `GameUpdate`), redacted for the caller; the records already in the log
+/// come first. The stream ends after the game's last record.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/stream", tag = "records",
+    params(("id" = String, Path, description = "Game id"), StreamQuery,
+           ("last-event-id" = Option<u64>, Header, description = "Resume after this record")),
+    security((), ("seat_token" = [])),
+    responses(
+        (status = 200, description = "An event stream of `GameUpdate`s", body = GameUpdate, content_type = "text/event-stream"),
+        (status = 401, description = "unauthorized: a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn stream_game(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
+    Params(query): Params<StreamQuery>,
+) -> Result<impl IntoResponse> {
+    let resume = match headers.get("last-event-id") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| Problem::invalid("Last-Event-ID", "expected the seq of the last record received"))?
+                + 1,
+        ),
+    };
+    let from = resume.or(query.from).unwrap_or(0);
+    let updates = app.service.watch(&id, caller.token(), from).await?;
+    let events = tokio_stream::wrappers::ReceiverStream::new(updates).map(|update| {
+        let event = match update {
+            Ok(update) => axum::response::sse::Event::default().id(update.event.seq.to_string()).event("record").json_data(&update),
+            Err(err) => axum::response::sse::Event::default().event("problem").json_data(Problem::from(err)),
+        };
+        Ok::<_, std::convert::Infallible>(event.unwrap_or_else(|e| axum::response::sse::Event::default().event("problem").data(e.to_string())))
+    });
+    Ok(axum::response::sse::Sse::new(events).keep_alive(axum::response::sse::KeepAlive::default()))
 }
 
 /// Liveness answer.

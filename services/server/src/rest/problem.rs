@@ -21,7 +21,8 @@ pub struct Problem {
     pub detail: String,
     /// Stable machine code: `not_found`, `invalid_input`, `unauthorized`,
     /// `rule_violation`, `not_your_turn`, `game_finished`, `version_conflict`,
-    /// `request_id_reused`, `method_not_allowed`, `unsupported_media_type`,
+    /// `request_id_reused`, `invalid_export`, `game_exists`,
+    /// `method_not_allowed`, `unsupported_media_type`, `payload_too_large`,
     /// `storage_unavailable`, `corrupt_log`, `internal`.
     pub code: String,
     /// The rule refusing the move (`rule_violation`), e.g. `CA-13`.
@@ -39,6 +40,12 @@ pub struct Problem {
     /// Seats that may act now (`not_your_turn`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to_move: Option<Vec<Seat>>,
+    /// The first bad line of an export (`invalid_export`), 1-based.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// The record at fault (`invalid_export`, `corrupt_log`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
 }
 
 impl Problem {
@@ -55,6 +62,8 @@ impl Problem {
             current_version: None,
             expected_version: None,
             to_move: None,
+            line: None,
+            seq: None,
         }
     }
 
@@ -87,8 +96,14 @@ impl From<ServiceError> for Problem {
                 ..Problem::new(StatusCode::CONFLICT, code, detail)
             },
             ServiceError::RequestIdReused { .. } => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
+            ServiceError::InvalidExport { line, seq, .. } => Problem { line: Some(line), seq, ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) },
+            ServiceError::GameExists { .. } => Problem::new(StatusCode::CONFLICT, code, detail),
             ServiceError::Storage(_) => Problem::new(StatusCode::SERVICE_UNAVAILABLE, code, detail),
-            ServiceError::CorruptLog { .. } | ServiceError::Internal(_) => {
+            ServiceError::CorruptLog { seq, .. } => {
+                tracing::error!(%detail, code, "a stored log fails verification");
+                Problem { seq: Some(seq), ..Problem::new(StatusCode::INTERNAL_SERVER_ERROR, code, detail) }
+            }
+            ServiceError::Internal(_) => {
                 tracing::error!(%detail, code, "server-side failure");
                 Problem::new(StatusCode::INTERNAL_SERVER_ERROR, code, detail)
             }

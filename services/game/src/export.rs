@@ -1,0 +1,261 @@
+//! A game's whole record as JSON Lines, and its verification.
+//!
+//! An export is a header line, then every stored record exactly as stored
+//! (canonical JSON, one per line, in log order). The stored log holds only
+//! public information (effects as a spectator sees them; the seed and the
+//! seats' tokens are kept beside it), so an export is safe to hand to anyone
+//! while the game runs; once the game is over the header also carries the
+//! seed, which lets anyone re-deal the game and re-play every move.
+//!
+//! [`verify`] needs nothing but the export: it checks the header, every
+//! record's canonical form and link in the hash chain, the seed against the
+//! commitment in record 0, and re-plays every record through this server's
+//! engine for the recorded ruleset. The first bad line is reported with its
+//! record number.
+
+use ludo_engine::{Status, Viewer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::record::{GENESIS, Record, RecordBody, sha256_hex};
+use crate::replay::replay;
+
+/// The export format this version writes and reads.
+pub const EXPORT_FORMAT: &str = "ludotheque-export/1";
+
+/// The first line of an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportHeader {
+    /// Always `ludotheque-export/1`.
+    pub format: String,
+    /// The game's id.
+    pub game_id: String,
+    /// Game kind.
+    pub kind: String,
+    /// Ruleset the game was recorded under.
+    pub ruleset: String,
+    /// Number of record lines that follow.
+    pub records: u64,
+    /// Whether the game was over when exported.
+    pub finished: bool,
+    /// The game's hex seed: present once the game is over.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<String>,
+    /// When the export was made (RFC 3339).
+    pub exported_at: String,
+}
+
+/// Writes an export: the header line, then each stored record's bytes.
+#[must_use]
+pub fn write(header: &ExportHeader, records: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = serde_json::to_vec(header).expect("headers serialize");
+    out.push(b'\n');
+    for record in records {
+        out.extend_from_slice(record);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// How the seed in an export compares with the game's commitment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedCheck {
+    /// Not checked: verification stopped at an earlier fault.
+    Unchecked,
+    /// The seed hashes to the commitment in record 0.
+    Matches,
+    /// No seed: the game was running when exported; the deal cannot be checked yet.
+    Absent,
+    /// The seed does not match the commitment.
+    Mismatch,
+}
+
+/// The first problem found in an export.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ExportFault {
+    /// 1-based line of the export (line 1 is the header).
+    pub line: u64,
+    /// The record number on that line, when it is a record line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// The outcome of verifying an export.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct VerifyReport {
+    /// Whether everything checked out.
+    pub valid: bool,
+    /// The game's id, when the header could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_id: Option<String>,
+    /// Game kind, when the header could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Record lines read.
+    pub records: u64,
+    /// Whether every record's hash chains to the previous one.
+    pub chain_intact: bool,
+    /// The seed against the commitment.
+    pub seed: SeedCheck,
+    /// Whether every record was re-played through the engine (needs the seed).
+    pub replayed: bool,
+    /// Hash of the last record: compare it with the server's to be sure
+    /// the export is the whole, unaltered log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_hash: Option<String>,
+    /// The game's status after the last record, when re-played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// The final state, as everyone may see it once the game is over, when re-played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::schema::GameView>)]
+    pub view: Option<Value>,
+    /// The first problem, when not valid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<ExportFault>,
+}
+
+impl VerifyReport {
+    fn failed(mut self, line: u64, seq: Option<u64>, reason: impl Into<String>) -> Self {
+        self.valid = false;
+        self.fault = Some(ExportFault { line, seq, reason: reason.into() });
+        self
+    }
+}
+
+/// A verified export, ready to import.
+#[derive(Debug)]
+pub struct Verified {
+    /// The header.
+    pub header: ExportHeader,
+    /// The records, parsed.
+    pub records: Vec<Record>,
+    /// Each record's bytes, exactly as in the export.
+    pub raw: Vec<Vec<u8>>,
+    /// The report.
+    pub report: VerifyReport,
+}
+
+/// Verifies an export (see the module docs).
+#[must_use]
+pub fn verify(export: &[u8]) -> VerifyReport {
+    check(export).report
+}
+
+/// Verifies an export and keeps what an import needs.
+#[must_use]
+pub fn check(export: &[u8]) -> Verified {
+    let mut report = VerifyReport {
+        valid: true,
+        game_id: None,
+        kind: None,
+        records: 0,
+        chain_intact: false,
+        seed: SeedCheck::Unchecked,
+        replayed: false,
+        last_hash: None,
+        status: None,
+        view: None,
+        fault: None,
+    };
+    let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], raw: vec![], report };
+    let text = export.strip_suffix(b"\n").unwrap_or(export);
+    let mut lines = text.split(|&b| b == b'\n');
+    let header_line = lines.next().unwrap_or_default();
+    let header: ExportHeader = match serde_json::from_slice(header_line) {
+        Ok(header) => header,
+        Err(err) => return empty(report.failed(1, None, format!("the header is not an export header: {err}"))),
+    };
+    report.game_id = Some(header.game_id.clone());
+    report.kind = Some(header.kind.clone());
+    if header.format != EXPORT_FORMAT {
+        return empty(report.failed(1, None, format!("unknown export format `{}`", header.format)));
+    }
+    let raw: Vec<Vec<u8>> = lines.map(<[u8]>::to_vec).collect();
+    report.records = raw.len() as u64;
+    let fail = |report: VerifyReport, line: u64, seq: Option<u64>, reason: String, header: &ExportHeader| Verified {
+        header: header.clone(),
+        records: vec![],
+        raw: vec![],
+        report: report.failed(line, seq, reason),
+    };
+    let mut records = Vec::with_capacity(raw.len());
+    let mut prev = GENESIS;
+    for (i, bytes) in raw.iter().enumerate() {
+        let (seq, line) = (i as u64, i as u64 + 2);
+        let record = match Record::from_bytes(bytes) {
+            Ok(record) => record,
+            Err(reason) => return fail(report, line, Some(seq), reason, &header),
+        };
+        prev = match record.verify_link(seq, &prev) {
+            Ok(hash) => hash,
+            Err(reason) => return fail(report, line, Some(seq), reason, &header),
+        };
+        records.push(record);
+    }
+    report.chain_intact = true;
+    report.last_hash = records.last().map(|r| r.hash.clone());
+    let Some(first) = records.first() else {
+        return fail(report, 2, Some(0), "the export holds no record".into(), &header);
+    };
+    let RecordBody::GameCreated(created) = &first.body else {
+        return fail(report, 2, Some(0), "record 0 is not game_created".into(), &header);
+    };
+    for (what, header_value, record_value) in
+        [("game_id", &header.game_id, &created.game_id), ("kind", &header.kind, &created.kind), ("ruleset", &header.ruleset, &created.ruleset)]
+    {
+        if header_value != record_value {
+            return fail(report, 1, None, format!("the header's {what} `{header_value}` is not record 0's `{record_value}`"), &header);
+        }
+    }
+    if header.records != records.len() as u64 {
+        return fail(report, 1, None, format!("the header announces {} records, the export holds {}", header.records, records.len()), &header);
+    }
+    let Some(seed_hex) = &header.seed else {
+        report.seed = SeedCheck::Absent;
+        if header.finished {
+            return fail(report, 1, None, "a finished game's export must carry its seed".into(), &header);
+        }
+        return Verified { header, records, raw, report };
+    };
+    let mut seed = [0u8; 32];
+    if hex::decode_to_slice(seed_hex, &mut seed).is_err() {
+        return fail(report, 1, None, "the seed is not 32 hex bytes".into(), &header);
+    }
+    if sha256_hex(&seed) != created.seed_commitment {
+        report.seed = SeedCheck::Mismatch;
+        return fail(report, 1, None, "the seed does not match record 0's seed commitment".into(), &header);
+    }
+    report.seed = SeedCheck::Matches;
+    match replay(&records, &ludo_engine::Seed(seed), false) {
+        Err(err) => fail(report, err.seq + 2, Some(err.seq), err.reason, &header),
+        Ok(replayed) => {
+            let status = replayed.game.status();
+            if status.is_finished() != header.finished {
+                return fail(report, 1, None, format!("the header says finished: {}, the replayed game says {}", header.finished, status.is_finished()), &header);
+            }
+            report.replayed = true;
+            report.view = Some(replayed.game.view(Viewer::Omniscient));
+            report.status = Some(status);
+            Verified { header, records, raw, report }
+        }
+    }
+}
+
+fn blank_header() -> ExportHeader {
+    ExportHeader {
+        format: String::new(),
+        game_id: String::new(),
+        kind: String::new(),
+        ruleset: String::new(),
+        records: 0,
+        finished: false,
+        seed: None,
+        exported_at: String::new(),
+    }
+}

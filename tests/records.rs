@@ -1,0 +1,280 @@
+//! Replay, audit and live updates: export → verify → import for every game
+//! kind, tampering caught at the exact record (in an export and in the sled
+//! log), seed commitments checked, live streams that deliver every record
+//! exactly once in order across a reconnect, redacted per seat.
+
+use ludo_blackbox::{Rest, TestServer, authed, chooser, kardinal_leaks};
+use ludo_proto::v1 as pb;
+use serde_json::{Value, json};
+
+async fn finished(rest: &Rest, kind: &str, players: &[&str], options: Value, seed: u64) -> Value {
+    let game = rest.create(kind, players, options).await;
+    rest.play(&game, 5000, chooser(seed)).await;
+    let id = game["id"].as_str().unwrap();
+    assert_eq!(rest.get(&format!("/v1/games/{id}"), None).await.body["status"]["state"], "finished");
+    game
+}
+
+fn lines(export: &[u8]) -> Vec<&[u8]> {
+    export.strip_suffix(b"\n").unwrap().split(|&b| b == b'\n').collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_verify_import_replays_identically_for_every_kind() {
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, b) = (TestServer::start(dir_a.path()).await, TestServer::start(dir_b.path()).await);
+    let (rest_a, rest_b) = (a.rest(), b.rest());
+    let games = [
+        ("cardinal", vec!["Ann", "Bob", "Cid"], json!({})),
+        ("kardinal", vec!["Ann", "Bob", "Cid", "Dee"], json!({})),
+        ("battle13", vec!["North", "East", "South", "West"], json!({"target_crowns": 20})),
+    ];
+    for (i, (kind, players, options)) in games.into_iter().enumerate() {
+        let game = finished(&rest_a, kind, &players, options, 100 + i as u64).await;
+        let id = game["id"].as_str().unwrap();
+        let (status, export) = rest_a.get_bytes(&format!("/v1/games/{id}/export"), None).await;
+        assert_eq!(status, 200);
+        let header: Value = serde_json::from_slice(lines(&export)[0]).unwrap();
+        assert_eq!(header["format"], "ludotheque-export/1");
+        assert_eq!(header["finished"], true);
+        assert!(header["seed"].is_string(), "a finished game's export carries its seed");
+
+        let report = rest_a.post_bytes("/v1/verify", export.clone()).await;
+        assert_eq!(report.status, 200);
+        assert_eq!(report.body["valid"], true, "{kind}: {}", report.body);
+        assert_eq!(report.body["seed"], "matches");
+        assert_eq!(report.body["replayed"], true);
+        let events = rest_a.events(id, None).await;
+        assert_eq!(report.body["last_hash"], events.last().unwrap()["hash"], "the report's last hash is the server's");
+        let state_a = rest_a.get(&format!("/v1/games/{id}"), None).await.body;
+        assert_eq!(report.body["status"], state_a["status"]);
+
+        let imported = rest_b.post_bytes("/v1/games/import", export.clone()).await;
+        assert_eq!(imported.status, 201, "{imported:?}");
+        assert_eq!(imported.body["id"], id);
+        assert_eq!(rest_b.post_bytes("/v1/games/import", export.clone()).await.body["code"], "game_exists");
+        // The imported game is the same game: state, log, steps and every replay.
+        assert_eq!(rest_b.get(&format!("/v1/games/{id}"), None).await.body, state_a);
+        assert_eq!(rest_b.events(id, None).await, events);
+        assert_eq!(
+            rest_b.get(&format!("/v1/games/{id}/steps?limit=1000"), None).await.body,
+            rest_a.get(&format!("/v1/games/{id}/steps?limit=1000"), None).await.body
+        );
+        let version = state_a["version"].as_u64().unwrap();
+        for at in (0..=version).step_by(7) {
+            let path = format!("/v1/games/{id}/replay?at={at}");
+            assert_eq!(rest_b.get(&path, None).await.body, rest_a.get(&path, None).await.body, "{kind} replay at {at}");
+        }
+        let (_, export_b) = rest_b.get_bytes(&format!("/v1/games/{id}/export"), None).await;
+        assert_eq!(lines(&export_b)[1..], lines(&export)[1..], "re-exported records are byte-identical");
+    }
+    a.stop().await;
+    b.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tampered_exports_are_caught_at_the_exact_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = finished(&rest, "cardinal", &["Ann", "Bob"], json!({}), 7).await;
+    let id = game["id"].as_str().unwrap();
+    let (_, export) = rest.get_bytes(&format!("/v1/games/{id}/export"), None).await;
+    let records = lines(&export).len() - 1;
+    let mut checked = 0;
+    for seq in 0..records {
+        let line = lines(&export)[seq + 1];
+        let start: usize = lines(&export)[..=seq].iter().map(|l| l.len() + 1).sum();
+        for offset in [0, line.len() / 3, line.len() / 2, line.len() - 2, line.len() - 1] {
+            let mut tampered = export.clone();
+            tampered[start + offset] ^= 0x01;
+            let report = ludo_game::export::verify(&tampered);
+            assert!(!report.valid, "flipping byte {offset} of record {seq} went unnoticed");
+            let fault = report.fault.unwrap();
+            assert_eq!((fault.line, fault.seq), (seq as u64 + 2, Some(seq as u64)), "record {seq}, byte {offset}: {}", fault.reason);
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5 * 30);
+    // The same through the server, and an import of it is refused with the place.
+    let mut tampered = export.clone();
+    let start: usize = lines(&export)[..=5].iter().map(|l| l.len() + 1).sum();
+    tampered[start + 30] ^= 0x02;
+    let report = rest.post_bytes("/v1/verify", tampered.clone()).await.body;
+    assert_eq!((report["valid"].clone(), report["fault"]["seq"].clone()), (json!(false), json!(5)));
+    let refused = rest.post_bytes("/v1/games/import", tampered).await;
+    assert_eq!((refused.status, refused.body["code"].clone(), refused.body["seq"].clone()), (422, json!("invalid_export"), json!(5)));
+    // A record removed from the middle, or a forged seed.
+    let mut removed: Vec<&[u8]> = lines(&export);
+    removed.remove(4);
+    let report = ludo_game::export::verify(&[removed.join(&b'\n'), b"\n".to_vec()].concat());
+    assert_eq!(report.fault.unwrap().seq, Some(3), "the gap is found where record 3 should be");
+    let mut header: Value = serde_json::from_slice(lines(&export)[0]).unwrap();
+    header["seed"] = json!("00".repeat(32));
+    let forged = [serde_json::to_vec(&header).unwrap(), export[lines(&export)[0].len()..].to_vec()].concat();
+    let report = ludo_game::export::verify(&forged);
+    assert_eq!(report.seed, ludo_game::export::SeedCheck::Mismatch);
+    assert_eq!(report.fault.unwrap().line, 1);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flipped_byte_in_the_sled_log_is_caught_at_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let victim = rest.create("cardinal", &["Ann", "Bob"], json!({})).await;
+    rest.play(&victim, 12, chooser(3)).await;
+    let bystander = rest.create("cardinal", &["Cid", "Dee"], json!({})).await;
+    rest.play(&bystander, 4, chooser(4)).await;
+    let id = victim["id"].as_str().unwrap();
+    server.stop().await;
+
+    {
+        let db = sled::open(dir.path()).unwrap();
+        let records = db.open_tree("records").unwrap();
+        let stream = ludo_storage::StreamId(*uuid_bytes(id));
+        let key = ludo_storage::RecordKey::new(stream, 5).to_bytes();
+        let mut value = records.get(key).unwrap().expect("record 5 is stored").to_vec();
+        let middle = value.len() / 2;
+        value[middle] ^= 0x01;
+        records.insert(key, value).unwrap();
+        db.flush().unwrap();
+    }
+
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let answer = rest.get(&format!("/v1/games/{id}"), None).await;
+    assert_eq!((answer.status, answer.body["code"].clone(), answer.body["seq"].clone()), (500, json!("corrupt_log"), json!(5)), "{answer:?}");
+    let bystander_id = bystander["id"].as_str().unwrap();
+    assert_eq!(rest.get(&format!("/v1/games/{bystander_id}"), None).await.status, 200, "other games are untouched");
+    server.stop().await;
+}
+
+fn uuid_bytes(id: &str) -> Box<[u8; 16]> {
+    let hex: String = id.chars().filter(|c| *c != '-').collect();
+    let mut out = [0u8; 16];
+    hex::decode_to_slice(hex, &mut out).unwrap();
+    Box::new(out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_delivers_every_record_once_in_order_across_a_reconnect() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = rest.create("cardinal", &["Ann", "Bob", "Cid"], json!({})).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    rest.play(&game, 3, chooser(1)).await;
+    let mut seen: Vec<u64> = Vec::new();
+    let mut hashes: Vec<Value> = Vec::new();
+    let mut stream = rest.sse(&format!("/v1/games/{id}/stream"), None, None).await;
+    // A player plays the whole game while we watch.
+    let player = {
+        let (rest, game) = (rest.clone(), game.clone());
+        tokio::spawn(async move { rest.play(&game, 500, chooser(2)).await })
+    };
+    while seen.len() < 10 {
+        let event = stream.next().await.expect("the stream goes on");
+        assert_eq!(event.event, "record");
+        seen.push(event.id.unwrap().parse().unwrap());
+        hashes.push(event.data["event"]["hash"].clone());
+    }
+    drop(stream); // disconnect while the game goes on
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let last = *seen.last().unwrap();
+    let mut stream = rest.sse(&format!("/v1/games/{id}/stream"), None, Some(last)).await;
+    let mut final_status = Value::Null;
+    while let Some(event) = stream.next().await {
+        seen.push(event.id.unwrap().parse().unwrap());
+        hashes.push(event.data["event"]["hash"].clone());
+        final_status = event.data["status"].clone();
+    }
+    player.await.unwrap();
+    let events = rest.events(&id, None).await;
+    let version = events.len() as u64 - 1;
+    assert_eq!(seen, (0..=version).collect::<Vec<_>>(), "every record exactly once, in order");
+    assert_eq!(hashes, events.iter().map(|e| e["hash"].clone()).collect::<Vec<_>>());
+    assert_eq!(final_status["state"], "finished", "the stream ends with the game");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seats_stream_never_carries_another_seats_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = rest.create("kardinal", &["Ann", "Bob", "Cid"], json!({})).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let mut seat1 = rest.sse(&format!("/v1/games/{id}/stream"), game["seats"][1]["token"].as_str(), None).await;
+    let mut spectator = rest.sse(&format!("/v1/games/{id}/stream"), None, None).await;
+    let player = {
+        let (rest, game) = (rest.clone(), game.clone());
+        tokio::spawn(async move { rest.play(&game, 80, chooser(9)).await })
+    };
+    let played = player.await.unwrap();
+    let (mut leaks, mut own_cards_seen, mut updates) = (Vec::new(), 0, 0);
+    let within = std::time::Duration::from_secs(30);
+    while updates <= played {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), seat1.next()).await
+            .unwrap_or_else(|_| panic!("seat 1's stream stalled after {updates} of {} updates", played + 1))
+            .expect("seat 1's stream");
+        leaks.extend(kardinal_leaks(&event.data, Some(1)));
+        own_cards_seen += usize::from(event.data["view"]["seats"][1]["hand"].is_array());
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), spectator.next()).await
+            .unwrap_or_else(|_| panic!("the spectator's stream stalled after {updates} of {} updates", played + 1))
+            .expect("the spectator's stream");
+        leaks.extend(kardinal_leaks(&event.data, None));
+        updates += 1;
+    }
+    assert!(leaks.is_empty(), "{leaks:#?}");
+    assert_eq!(own_cards_seen, updates, "seat 1 sees its own hand in every update");
+    // The game still runs: stopping the server must end its live streams.
+    tokio::time::timeout(within, server.stop()).await.expect("a server with open streams stops");
+    assert!(tokio::time::timeout(within, seat1.next()).await.expect("the stream ends").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_watch_export_verify_and_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = rest.create("battle13", &["North", "East", "South", "West"], json!({})).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let mut grpc = server.grpc().await;
+    let mut updates = grpc
+        .watch_game(authed(pb::WatchGameRequest { id: id.clone(), from: 0 }, game["seats"][2]["token"].as_str().unwrap()))
+        .await
+        .unwrap()
+        .into_inner();
+    let player = {
+        let (rest, game) = (rest.clone(), game.clone());
+        tokio::spawn(async move { rest.play(&game, 5000, chooser(5)).await })
+    };
+    let mut seqs = Vec::new();
+    while let Some(update) = updates.message().await.unwrap() {
+        seqs.push(update.event.unwrap().seq);
+        assert!(matches!(update.view.unwrap().game, Some(pb::view::Game::Battle13(_))));
+    }
+    let played = player.await.unwrap() as u64;
+    assert_eq!(seqs, (0..=played).collect::<Vec<_>>(), "every record once, in order, then the end");
+
+    let export = grpc.export_game(pb::ExportGameRequest { id: id.clone() }).await.unwrap().into_inner().export;
+    let report = grpc.verify_game(pb::VerifyGameRequest { export: export.clone() }).await.unwrap().into_inner();
+    assert!(report.valid && report.replayed);
+    assert_eq!(report.seed, pb::SeedCheck::Matches as i32);
+    let mut tampered = export;
+    let at = tampered.len() - 40;
+    tampered[at] ^= 0x01;
+    let report = grpc.verify_game(pb::VerifyGameRequest { export: tampered }).await.unwrap().into_inner();
+    assert!(!report.valid);
+    assert_eq!(report.fault.unwrap().seq, Some(played), "the last record is at fault");
+
+    let steps = grpc.list_steps(pb::ListStepsRequest { id: id.clone(), from: 0, limit: 1000 }).await.unwrap().into_inner();
+    assert_eq!(steps.steps.len() as u64, played + 1);
+    assert!(steps.steps.iter().all(|s| !s.lines.is_empty()), "every record says something");
+    let text: Vec<String> = steps.steps.iter().flat_map(|s| s.lines.clone()).collect();
+    assert!(text.iter().any(|l| l.contains("Tournament") && l.contains("won by")), "tricks are narrated");
+    drop(grpc);
+    server.stop().await;
+}
