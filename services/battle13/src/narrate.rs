@@ -5,6 +5,7 @@
 //! its viewer may see. A hand reads family by family, strengths joined by
 //! slashes ("Eagle 2/5/11, Wolf 13"); a single knight as "Eagle 11".
 
+use ludo_engine::words::{and_list as join, seat_name as name};
 use ludo_engine::Seat;
 
 use crate::bidding::{BidCard, Contract, FamilyCard};
@@ -238,22 +239,7 @@ fn hand(knights: &[Knight]) -> String {
     groups.join(", ")
 }
 
-/// The seat's name, or "seat N" when `seats` has no (non-blank) name for it.
-fn name(seats: &[String], seat: Seat) -> String {
-    match seats.get(seat.index()) {
-        Some(n) if !n.trim().is_empty() => n.clone(),
-        _ => seat.to_string(),
-    }
-}
 
-/// "a", "a and b", "a, b and c".
-fn join(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
 
 #[cfg(test)]
 mod tests {

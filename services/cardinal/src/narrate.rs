@@ -4,6 +4,7 @@
 //! what the effect carries. Cardinal has no hidden information, so every
 //! effect reads the same for every viewer.
 
+use ludo_engine::words::{and_list as join, plural, seat_name as name};
 use ludo_engine::Seat;
 
 use crate::cell::Cell;
@@ -128,31 +129,8 @@ fn game_ended(seats: &[String], scoring: &Scoring) -> String {
     out
 }
 
-/// The seat's name, or "seat N" when `seats` has no (non-blank) name for it.
-fn name(seats: &[String], seat: Seat) -> String {
-    match seats.get(seat.index()) {
-        Some(n) if !n.trim().is_empty() => n.clone(),
-        _ => seat.to_string(),
-    }
-}
 
-/// "1 marker", "3 markers".
-fn plural(n: u32, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
 
-/// "a", "a and b", "a, b and c".
-fn join(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
 
 #[cfg(test)]
 mod tests {

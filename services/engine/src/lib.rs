@@ -15,6 +15,7 @@ mod error;
 pub mod rng;
 mod seat;
 mod status;
+pub mod words;
 #[cfg(feature = "testkit")]
 pub mod testkit;
 

@@ -562,7 +562,7 @@ impl GameService {
             .map(|event| {
                 let mut lines = Vec::with_capacity(event.effects.len() + 1);
                 if let Some(created) = &event.game {
-                    lines.push(format!("A game of {} was set up for {}", slot.meta.kind.name, list(&created.seats)));
+                    lines.push(format!("A game of {} was set up for {}", slot.meta.kind.name, ludo_engine::words::and_list(&created.seats)));
                 }
                 lines.extend(event.effects.iter().map(|e| game.narrate(e, seats)).filter(|line| !line.is_empty()));
                 Step { seq: event.seq, at: event.at, seat: event.seat, lines }
@@ -811,15 +811,6 @@ async fn follow(
             }
         }
         pending = parse_records(id, read(replayer.version + 1).await?)?.into_iter();
-    }
-}
-
-/// "Ann, Bob and Cid".
-fn list(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
 

@@ -5,6 +5,7 @@
 //! card", a hidden hand as "an opening hand". Card kinds and site ids appear
 //! as the engine names them (`bavaria_burgundy`, `cluny`); countries by name.
 
+use ludo_engine::words::{and_list as join, plural, seat_name as name};
 use ludo_engine::Seat;
 
 use crate::cards::CardKind;
@@ -146,39 +147,13 @@ fn grouped(cards: &[CardKind]) -> Vec<String> {
     kinds.iter().map(|&(k, n)| if n == 1 { k.id().to_owned() } else { format!("{n} {}", k.id()) }).collect()
 }
 
-/// The seat's name, or "seat N" when `seats` has no (non-blank) name for it.
-fn name(seats: &[String], seat: Seat) -> String {
-    match seats.get(seat.index()) {
-        Some(n) if !n.trim().is_empty() => n.clone(),
-        _ => seat.to_string(),
-    }
-}
 
 /// The name of the seat at index `i` of a per-seat list.
 fn seat_name(seats: &[String], i: usize) -> String {
-    match seats.get(i) {
-        Some(n) if !n.trim().is_empty() => n.clone(),
-        _ => format!("seat {i}"),
-    }
+    u8::try_from(i).map_or_else(|_| format!("seat {i}"), |i| name(seats, Seat(i)))
 }
 
-/// "1 card", "3 cards", "2 countries".
-fn plural(n: u32, noun: &str) -> String {
-    match (n, noun.strip_suffix('y')) {
-        (1, _) => format!("1 {noun}"),
-        (_, Some(stem)) => format!("{n} {stem}ies"),
-        (_, None) => format!("{n} {noun}s"),
-    }
-}
 
-/// "a", "a and b", "a, b and c".
-fn join(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
-}
 
 #[cfg(test)]
 mod tests {

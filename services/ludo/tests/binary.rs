@@ -71,15 +71,7 @@ async fn sigterm_flushes_and_a_restart_finds_every_game() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path());
     let http = reqwest::Client::new();
-    let created: Value = http
-        .post(format!("{}/v1/games", server.base))
-        .json(&json!({"kind": "cardinal", "players": ["Ann", "Bob"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created = create(&http, &server.base, &["Ann", "Bob"]).await;
     let id = created["id"].as_str().unwrap();
     let state: Value = http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap().json().await.unwrap();
     let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
@@ -128,6 +120,13 @@ fn openapi_subcommand_prints_the_committed_document() {
     assert!(printed == committed, "`ludo openapi` differs from openapi/openapi.json: regenerate it with `cargo run -p ludo -- openapi > openapi/openapi.json`");
 }
 
+/// Creates a Cardinal game for `players` and returns the answer.
+async fn create(http: &reqwest::Client, base: &str, players: &[&str]) -> Value {
+    let answer = http.post(format!("{base}/v1/games")).json(&json!({"kind": "cardinal", "players": players})).send().await.unwrap();
+    assert_eq!(answer.status(), 201);
+    answer.json().await.unwrap()
+}
+
 /// Plays a game to its end over REST with each seat's first legal move.
 async fn play_out(http: &reqwest::Client, base: &str, created: &Value) {
     let id = created["id"].as_str().unwrap();
@@ -153,28 +152,12 @@ async fn verify_and_export_work_offline_and_sigterm_ends_live_streams() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path());
     let http = reqwest::Client::new();
-    let created: Value = http
-        .post(format!("{}/v1/games", server.base))
-        .json(&json!({"kind": "cardinal", "players": ["Ann", "Bob"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let created = create(&http, &server.base, &["Ann", "Bob"]).await;
     play_out(&http, &server.base, &created).await;
     let id = created["id"].as_str().unwrap().to_string();
     let export = http.get(format!("{}/v1/games/{id}/export", server.base)).send().await.unwrap().bytes().await.unwrap().to_vec();
     // A running game with a live stream open while the server is stopped.
-    let running: Value = http
-        .post(format!("{}/v1/games", server.base))
-        .json(&json!({"kind": "cardinal", "players": ["Cid", "Dee"]}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let running = create(&http, &server.base, &["Cid", "Dee"]).await;
     let stream = http.get(format!("{}/v1/games/{}/stream", server.base, running["id"].as_str().unwrap())).send().await.unwrap();
     assert_eq!(stream.status(), 200);
     let lines = server.terminate();
