@@ -69,5 +69,21 @@ async fn every_read_is_consistent_along_the_way() {
     assert!(listed.body["games"].as_array().unwrap().iter().any(|g| g["id"] == id));
     let seat_view = rest.get(&format!("/v1/games/{id}"), game["seats"][0]["token"].as_str()).await.body;
     assert_eq!(seat_view["viewer_seat"], 0);
+
+    // One refusal, then the metrics count exactly what happened.
+    let refused = rest.post(&format!("/v1/games/{id}/moves"), game["seats"][0]["token"].as_str(), &json!({"move": {"type": "keep_cardinal"}, "expected_version": 0})).await;
+    assert_eq!(refused.body["code"], "version_conflict");
+    let (status, metrics) = rest.get_bytes("/metrics", None).await;
+    assert_eq!(status, 200);
+    let metrics = String::from_utf8(metrics).unwrap();
+    for line in [
+        "ludo_games_created_total{kind=\"cardinal\"} 1",
+        "ludo_moves_total{outcome=\"accepted\"} 10",
+        "ludo_moves_total{outcome=\"version_conflict\"} 1",
+        "ludo_move_seconds_count 10",
+        "ludo_store_appends_total 11",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "`{line}` missing from:\n{metrics}");
+    }
     server.stop().await;
 }

@@ -12,6 +12,7 @@ pub mod api;
 mod error;
 pub mod export;
 pub mod kinds;
+mod metrics;
 pub mod record;
 pub mod replay;
 pub mod schema;

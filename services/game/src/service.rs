@@ -16,6 +16,7 @@ use crate::error::ServiceError;
 use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
 use crate::export;
+use crate::metrics::{KindLabel, Metrics};
 use crate::replay::{ReplayError, Replayed, Replayer, replay};
 use crate::secrets::{self, Secrets};
 
@@ -164,6 +165,7 @@ pub struct GameService {
     /// Raised when the server starts shutting down: live streams end then,
     /// so a graceful shutdown does not wait on them forever.
     closing: tokio::sync::watch::Sender<bool>,
+    metrics: Arc<Metrics>,
 }
 
 impl std::fmt::Debug for GameService {
@@ -227,7 +229,8 @@ impl GameService {
     pub fn new(store: Arc<dyn EventStore>, clock: Arc<dyn Clock>) -> Self {
         let option_defaults = kinds::KINDS.iter().map(|k| (k.id, k.server_defaults())).collect();
         let (closing, _) = tokio::sync::watch::channel(false);
-        GameService { store, clock, ids: IdGenerator::default(), option_defaults, games: Mutex::new(HashMap::new()), closing }
+        let metrics = Arc::new(Metrics::new(Arc::clone(&store)));
+        GameService { store, clock, ids: IdGenerator::default(), option_defaults, games: Mutex::new(HashMap::new()), closing, metrics }
     }
 
     /// Sets the option `key` that games of `kind` get when a request leaves
@@ -263,6 +266,27 @@ impl GameService {
             }
         }
         Ok(Value::Object(options))
+    }
+
+    /// The service's metrics in the OpenMetrics text format.
+    #[must_use]
+    pub fn metrics_text(&self) -> String {
+        self.metrics.encode()
+    }
+
+    /// Caches a live game and keeps the gauge in step.
+    fn cache(&self, stream: StreamId, slot: Arc<Slot>) -> Arc<Slot> {
+        let mut games = self.games.lock().expect("games lock");
+        let slot = Arc::clone(games.entry(stream).or_insert(slot));
+        self.metrics.live_games.set(games.len() as i64);
+        slot
+    }
+
+    /// Forgets a cached game (it reloads from its log on the next request).
+    fn evict(&self, stream: StreamId) {
+        let mut games = self.games.lock().expect("games lock");
+        games.remove(&stream);
+        self.metrics.live_games.set(games.len() as i64);
     }
 
     /// The store underneath (for shutdown and subscriptions).
@@ -340,7 +364,8 @@ impl GameService {
             writer: tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new() }),
             current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
         });
-        self.games.lock().expect("games lock").insert(stream, slot);
+        self.cache(stream, slot);
+        self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
         tracing::info!(game = %id, kind = kind.id, players = request.players.len(), "game created");
         let seats = tokens
             .into_iter()
@@ -447,6 +472,14 @@ impl GameService {
     /// `game_finished`, `version_conflict`, `request_id_reused`, storage errors.
     /// Nothing is appended unless the answer is `Ok`.
     pub async fn submit(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
+        let started = std::time::Instant::now();
+        let answer = self.submit_move(id, token, request).await;
+        let outcome = answer.as_ref().map_or_else(ServiceError::code, |_| "accepted");
+        self.metrics.observe_move(outcome, started.elapsed());
+        answer
+    }
+
+    async fn submit_move(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         if let Some(request_id) = &request.request_id {
@@ -478,7 +511,7 @@ impl GameService {
         if let Err(err) = appended {
             // The store may hold more than this cache knows (a failed flush
             // after a write): forget the game so the next request reloads it.
-            self.games.lock().expect("games lock").remove(&slot.meta.stream);
+            self.evict(slot.meta.stream);
             return Err(match err {
                 StoreError::Conflict { actual_next, .. } => {
                     ServiceError::VersionConflict { expected: request.expected_version.unwrap_or(current.version), current: actual_next.saturating_sub(1) }
@@ -675,7 +708,9 @@ impl GameService {
         if *closing.borrow() {
             return Err(ServiceError::Storage("the server is shutting down".into()));
         }
+        let watchers = self.metrics.watchers.clone();
         tokio::spawn(async move {
+            watchers.inc();
             // Whatever the watcher is waiting on (new records, a slow
             // client), a shutdown ends it.
             tokio::select! {
@@ -686,6 +721,7 @@ impl GameService {
                 }
                 () = shut_down(&mut closing) => {}
             }
+            watchers.dec();
         });
         Ok(receive)
     }
@@ -734,7 +770,7 @@ impl GameService {
             current: RwLock::new(Arc::new(Current { version: replayed.version, status, game: replayed.game })),
         });
         // Two readers may load the same game at once: keep whichever came first.
-        Ok(Arc::clone(self.games.lock().expect("games lock").entry(stream).or_insert(slot)))
+        Ok(self.cache(stream, slot))
     }
 
     async fn records(&self, slot: &Slot, from: u64, to: Option<u64>) -> Result<Vec<Record>, ServiceError> {

@@ -48,6 +48,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(verify_export))
         .routes(routes!(import_game))
         .routes(routes!(health))
+        .routes(routes!(metrics))
         // Exports of long games outgrow axum's 2 MB default.
         .layer(axum::extract::DefaultBodyLimit::max(MAX_EXPORT_BYTES))
 }
@@ -351,6 +352,17 @@ async fn stream_game(
 pub struct Health {
     /// Always `ok` when the server answers.
     pub status: String,
+}
+
+/// Metrics in the OpenMetrics text format (Prometheus): games created,
+/// move outcomes by code, time to a durable move, live games and streams,
+/// the event store's appends and shared flushes.
+#[utoipa::path(
+    get, path = "/metrics", tag = "operations",
+    responses((status = 200, description = "The metrics", body = String, content_type = "application/openmetrics-text"))
+)]
+async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], app.service.metrics_text())
 }
 
 /// Liveness check.
