@@ -144,9 +144,9 @@ pub struct GameState {
     pub viewer_seat: Option<Seat>,
     /// When the game was created (RFC 3339).
     pub created_at: String,
-    /// The game's options.
+    /// The game's options (for Kardinal & König, the board it is played on).
     #[schema(value_type = crate::schema::GameOptions)]
-    pub options: Value,
+    pub options: std::sync::Arc<serde_json::value::RawValue>,
     /// Hex SHA-256 of the seed.
     pub seed_commitment: String,
     /// The hex seed, once the game is finished (check it against `seed_commitment`).

@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use ludo_engine::{MoveError, Seat, Status, Viewer};
 use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::api::{
     CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
@@ -49,7 +50,12 @@ struct GameMeta {
     id: String,
     stream: StreamId,
     kind: &'static Kind,
-    created: GameCreated,
+    ruleset: String,
+    seats: Vec<String>,
+    seed_commitment: String,
+    /// The recorded options as JSON text; games on the kind's default
+    /// options (a Kardinal & König board is ~10 KB) share one copy.
+    options: Arc<RawValue>,
     created_at: String,
     secrets: Secrets,
 }
@@ -103,7 +109,7 @@ impl Slot {
     }
 
     fn seats(&self) -> Vec<SeatInfo> {
-        self.meta.created.seats.iter().enumerate().map(|(i, name)| SeatInfo { seat: Seat(i as u8), name: name.clone() }).collect()
+        self.meta.seats.iter().enumerate().map(|(i, name)| SeatInfo { seat: Seat(i as u8), name: name.clone() }).collect()
     }
 }
 
@@ -166,6 +172,13 @@ pub struct GameService {
     /// so a graceful shutdown does not wait on them forever.
     closing: tokio::sync::watch::Sender<bool>,
     metrics: Arc<Metrics>,
+    /// Per kind, the default options and the one copy games on them share.
+    shared_options: HashMap<&'static str, (Value, Arc<RawValue>)>,
+}
+
+/// JSON text of a value, for keeping rather than re-walking a tree.
+fn raw(value: &Value) -> Arc<RawValue> {
+    Arc::from(serde_json::value::to_raw_value(value).expect("JSON values serialize"))
 }
 
 impl std::fmt::Debug for GameService {
@@ -230,7 +243,32 @@ impl GameService {
         let option_defaults = kinds::KINDS.iter().map(|k| (k.id, k.server_defaults())).collect();
         let (closing, _) = tokio::sync::watch::channel(false);
         let metrics = Arc::new(Metrics::new(Arc::clone(&store)));
-        GameService { store, clock, ids: IdGenerator::default(), option_defaults, games: Mutex::new(HashMap::new()), closing, metrics }
+        let mut service = GameService {
+            store,
+            clock,
+            ids: IdGenerator::default(),
+            option_defaults,
+            games: Mutex::new(HashMap::new()),
+            closing,
+            metrics,
+            shared_options: HashMap::new(),
+        };
+        service.share_default_options();
+        service
+    }
+
+    /// Recomputes, per kind, the default options games share.
+    fn share_default_options(&mut self) {
+        self.shared_options = kinds::KINDS
+            .iter()
+            .filter_map(|kind| {
+                let options = self.fill_defaults(kind, None).ok()?;
+                // The engine writes options back with every field, defaults filled in.
+                let created = kind.create(kind.min_players, &options, &ludo_engine::Seed([0; 32])).ok()?;
+                let shared = raw(&created.options);
+                Some((kind.id, (created.options, shared)))
+            })
+            .collect();
     }
 
     /// Sets the option `key` that games of `kind` get when a request leaves
@@ -250,6 +288,7 @@ impl GameService {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
             CreateError::Setup(setup) => ServiceError::invalid(format!("options.{key}"), setup.to_string()),
         })?;
+        self.share_default_options();
         Ok(self)
     }
 
@@ -272,6 +311,26 @@ impl GameService {
     #[must_use]
     pub fn metrics_text(&self) -> String {
         self.metrics.encode()
+    }
+
+    /// A game's unchanging facts, its options shared with every game on the
+    /// kind's default options.
+    fn meta(&self, id: String, stream: StreamId, kind: &'static Kind, created: &GameCreated, created_at: String, secrets: Secrets) -> GameMeta {
+        let options = match self.shared_options.get(kind.id) {
+            Some((value, shared)) if *value == created.options => Arc::clone(shared),
+            _ => raw(&created.options),
+        };
+        GameMeta {
+            id,
+            stream,
+            kind,
+            ruleset: created.ruleset.clone(),
+            seats: created.seats.clone(),
+            seed_commitment: created.seed_commitment.clone(),
+            options,
+            created_at,
+            secrets,
+        }
     }
 
     /// Caches a live game and keeps the gauge in step.
@@ -360,7 +419,7 @@ impl GameService {
             .await?;
         let status = new.game.status();
         let slot = Arc::new(Slot {
-            meta: GameMeta { id: id.clone(), stream, kind, created: created.clone(), created_at: at, secrets },
+            meta: self.meta(id.clone(), stream, kind, &created, at, secrets),
             writer: tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new() }),
             current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
         });
@@ -440,15 +499,15 @@ impl GameService {
         GameState {
             id: slot.meta.id.clone(),
             kind: slot.meta.kind.id.into(),
-            ruleset: slot.meta.created.ruleset.clone(),
+            ruleset: slot.meta.ruleset.clone(),
             version,
             latest_version: latest,
             status: status.clone(),
             seats: slot.seats(),
             viewer_seat: seat_of(viewer),
             created_at: slot.meta.created_at.clone(),
-            options: slot.meta.created.options.clone(),
-            seed_commitment: slot.meta.created.seed_commitment.clone(),
+            options: Arc::clone(&slot.meta.options),
+            seed_commitment: slot.meta.seed_commitment.clone(),
             seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
             view: game.view(seen_as),
         }
@@ -587,7 +646,7 @@ impl GameService {
     pub async fn steps(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
         let page = self.events(id, token, from, limit).await?;
         let slot = self.slot(id).await?;
-        let seats = &slot.meta.created.seats;
+        let seats = &slot.meta.seats;
         let game = slot.current().game.clone();
         let steps = page
             .events
@@ -641,7 +700,7 @@ impl GameService {
             format: export::EXPORT_FORMAT.into(),
             game_id: slot.meta.id.clone(),
             kind: slot.meta.kind.id.into(),
-            ruleset: slot.meta.created.ruleset.clone(),
+            ruleset: slot.meta.ruleset.clone(),
             records: stored.len() as u64,
             finished,
             seed: finished.then(|| hex::encode(slot.meta.secrets.seed.0)),
@@ -765,7 +824,7 @@ impl GameService {
         let replayed = replay(&records, &secrets.seed, false).map_err(|e| corrupt(&id, e))?;
         let status = replayed.game.status();
         let slot = Arc::new(Slot {
-            meta: GameMeta { id, stream, kind: replayed.kind, created: replayed.created, created_at, secrets },
+            meta: self.meta(id, stream, replayed.kind, &replayed.created, created_at, secrets),
             writer: tokio::sync::Mutex::new(Writer { last_hash: replayed.last_hash, request_ids: replayed.request_ids }),
             current: RwLock::new(Arc::new(Current { version: replayed.version, status, game: replayed.game })),
         });

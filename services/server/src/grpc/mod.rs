@@ -60,7 +60,7 @@ fn token<T>(request: &Request<T>) -> Result<Option<String>, Status> {
 
 fn game_state(state: GameState) -> Result<pb::GameState, Status> {
     Ok(pb::GameState {
-        options: Some(options_out(&state.kind, &state.options)?),
+        options: Some(options_out(&state.kind, state.options.get())?),
         view: Some(view_out(&state.kind, &state.view)?),
         status: Some(status_out(&state.status)),
         seats: seats(&state.seats),
@@ -80,7 +80,7 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
 fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Status> {
     let record = match (event.game, event.seat, event.mv) {
         (Some(created), _, _) => pb::event::Record::GameCreated(pb::GameCreated {
-            options: Some(options_out(kind, &created.options)?),
+            options: Some(options_out(kind, &created.options.to_string())?),
             game_id: created.game_id,
             kind: created.kind,
             ruleset: created.ruleset,
@@ -139,7 +139,7 @@ impl Ludo for Api {
                     ruleset: k.ruleset.clone(),
                     min_players: k.min_players as u32,
                     max_players: k.max_players as u32,
-                    default_options: Some(options_out(&k.kind, &k.default_options)?),
+                    default_options: Some(options_out(&k.kind, &k.default_options.to_string())?),
                     options_schema_json: k.options_schema.to_string(),
                 })
             })

@@ -22,6 +22,11 @@ fn typed<T: DeserializeOwned>(value: &Value) -> Result<T, Status> {
     serde_json::from_value(value.clone()).map_err(|e| Status::internal(format!("the service produced JSON its engine cannot read: {e}")))
 }
 
+/// JSON text from the service as the engine's typed value.
+fn typed_text<T: DeserializeOwned>(text: &str) -> Result<T, Status> {
+    serde_json::from_str(text).map_err(|e| Status::internal(format!("the service produced JSON its engine cannot read: {e}")))
+}
+
 /// An engine value as the service's JSON.
 fn json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("engine values serialize")
@@ -55,12 +60,12 @@ pub fn options_in(kind: &str, options: Option<pb::Options>) -> Result<Option<Val
     }
 }
 
-/// Options as a proto message.
-pub fn options_out(kind: &str, options: &Value) -> Result<pb::Options, Status> {
+/// Options (JSON text) as a proto message.
+pub fn options_out(kind: &str, options: &str) -> Result<pb::Options, Status> {
     let game = match kind {
-        "cardinal" => pb::options::Game::Cardinal(cardinal::options_out(&typed(options)?)),
-        "kardinal" => pb::options::Game::Kardinal(kardinal::options_out(&typed(options)?)),
-        "battle13" => pb::options::Game::Battle13(battle13::options_out(&typed(options)?)),
+        "cardinal" => pb::options::Game::Cardinal(cardinal::options_out(&typed_text(options)?)),
+        "kardinal" => pb::options::Game::Kardinal(kardinal::options_out(&typed_text(options)?)),
+        "battle13" => pb::options::Game::Battle13(battle13::options_out(&typed_text(options)?)),
         other => return Err(unknown_kind(other)),
     };
     Ok(pb::Options { game: Some(game) })
