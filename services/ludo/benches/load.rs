@@ -149,12 +149,17 @@ async fn rest_load(base: &str, clients: usize, seconds: u64) -> Figures {
 
 async fn grpc_load(base: &str, clients: usize, seconds: u64) -> Figures {
     use ludo_proto::v1 as pb;
-    let channel = tonic::transport::Channel::from_shared(base.to_string()).unwrap().connect().await.unwrap();
+    // One HTTP/2 connection is served by one task: spread the clients over
+    // several, as a real client pool would.
+    let mut channels = Vec::new();
+    for _ in 0..clients.div_ceil(8) {
+        channels.push(tonic::transport::Channel::from_shared(base.to_string()).unwrap().connect().await.unwrap());
+    }
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
     let mut tasks = Vec::new();
     for c in 0..clients {
-        let mut client = pb::ludo_client::LudoClient::new(channel.clone());
+        let mut client = pb::ludo_client::LudoClient::new(channels[c % channels.len()].clone());
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut game_no = 0u64;

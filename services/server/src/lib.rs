@@ -14,6 +14,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::serve::ListenerExt;
 use ludo_game::GameService;
 use tokio::net::TcpListener;
 use utoipa_axum::router::OpenApiRouter;
@@ -65,6 +66,13 @@ pub async fn run(listener: TcpListener, service: Arc<GameService>, shutdown: imp
         // first, or the graceful shutdown would wait on them forever.
         closing.begin_shutdown();
     };
+    // Without TCP_NODELAY, an HTTP/2 answer written in several small frames
+    // waits on the client's delayed ACK (~40 ms per gRPC call).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::warn!(%err, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, app(Arc::clone(&service)).await).with_graceful_shutdown(shutdown).await?;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;
