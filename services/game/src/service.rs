@@ -455,9 +455,19 @@ impl GameService {
             let store = Arc::clone(&self.store);
             let batch = blocking(move || store.list_streams(after, limit)).await??;
             let exhausted = batch.len() < limit;
-            for stream in batch {
+            let batch_len = batch.len();
+            for (i, stream) in batch.into_iter().enumerate() {
                 after = Some(stream);
-                let slot = self.slot_of(stream).await?;
+                let slot = match self.slot_of(stream).await {
+                    Ok(slot) => slot,
+                    // One damaged log must not hide every other game; reading
+                    // it directly still reports `corrupt_log` and where.
+                    Err(err @ ServiceError::CorruptLog { .. }) => {
+                        tracing::error!(%err, "a game left out of a listing");
+                        continue;
+                    }
+                    Err(err) => return Err(err),
+                };
                 let current = slot.current();
                 let kind_ok = filter.kind.as_deref().is_none_or(|k| k == slot.meta.kind.id);
                 let state_ok = filter.finished.is_none_or(|f| f == current.status.is_finished());
@@ -471,8 +481,8 @@ impl GameService {
                         created_at: slot.meta.created_at.clone(),
                     });
                     if games.len() == limit {
-                        let next_after = if exhausted { None } else { after.map(game_id) };
-                        return Ok(GameList { games, next_after });
+                        let more = !exhausted || i + 1 < batch_len;
+                        return Ok(GameList { games, next_after: if more { after.map(game_id) } else { None } });
                     }
                 }
             }
