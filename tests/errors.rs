@@ -69,6 +69,10 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
     let answer = rest.post(&moves, Some(token), &json!({"mvoe": good})).await;
     problem(&answer, 400, "invalid_input");
     problem(&rest.post_raw(&moves, Some(token), "text/plain", "{}").await, 415, "unsupported_media_type");
+    // A move body over 2 MB is refused before it is read in full.
+    let huge = format!(r#"{{"move": {{"type": "build"}}, "request_id": "{}"}}"#, "x".repeat(3 * 1024 * 1024));
+    let answer = rest.post_raw(&moves, Some(token), "application/json", huge).await;
+    problem(&answer, 413, "payload_too_large");
     // Unknown game, unknown path, wrong method.
     problem(&rest.post("/v1/games/01890000-0000-7000-8000-000000000000/moves", Some(token), &json!({"move": good})).await, 404, "not_found");
     problem(&rest.get("/v1/nothing-here", None).await, 404, "not_found");

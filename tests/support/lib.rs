@@ -133,7 +133,7 @@ impl Rest {
     }
 
     /// POST raw bytes with a content type.
-    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: &'static str) -> Answer {
+    pub async fn post_raw(&self, path: &str, token: Option<&str>, content_type: &str, body: impl Into<reqwest::Body>) -> Answer {
         let request = self.http.post(format!("{}{path}", self.base)).header("content-type", content_type).body(body);
         self.send(Self::auth(request, token)).await
     }
