@@ -4,7 +4,7 @@
 //! cathedral under seven placement laws, take a score marker for every edge
 //! their new building shares with another building, and steer the cardinal
 //! to block a cell. The rules, with their ids `CA-1` … `CA-24`, are in
-//! `shared/rules/cardinal.md`; every refusal cites one.
+//! `docs/rules/cardinal.md`; every refusal cites one.
 //!
 //! A turn is two moves by the same seat: a [`Move::Build`], then
 //! [`Move::MoveCardinal`] or [`Move::KeepCardinal`]. Seats that cannot build

@@ -4,8 +4,8 @@
 //! what the effect carries. Cardinal has no hidden information, so every
 //! effect reads the same for every viewer.
 
-use ludo_engine::words::{and_list as join, plural, seat_name as name};
 use ludo_engine::Seat;
+use ludo_engine::words::{and_list as join, plural, seat_name as name};
 
 use crate::cell::Cell;
 use crate::effect::Effect;
@@ -128,9 +128,6 @@ fn game_ended(seats: &[String], scoring: &Scoring) -> String {
     }
     out
 }
-
-
-
 
 #[cfg(test)]
 mod tests {

@@ -227,4 +227,69 @@ mod tests {
         assert_eq!(s.winners, vec![Seat(2)]);
         assert_eq!(s.outcome().scores, vec![22, 24, 25]);
     }
+    /// CA-23: the doubled colour may be one taken from others, not the seat's own.
+    #[test]
+    fn ca23_a_taken_colour_can_be_the_doubled_one() {
+        let mut markers = Markers::new(4);
+        markers.hand_over(Seat(1), Colour(2), 12);
+        markers.hand_over(Seat(0), Colour(1), 5);
+        let s = score(Table::new(4), &markers, &Town::new(), false);
+        assert_eq!(s.seats[1].doubled_colour, Some(Colour(2)));
+        assert_eq!(s.seats[1].total, 7 + 12 * 2);
+        assert_eq!(
+            s.seats[2].total, 0,
+            "colour 2's supply is empty: nothing left to receive"
+        );
+    }
+
+    /// CA-24 at two players: a seat's contacts count both of its colours.
+    #[test]
+    fn ca24_two_players_count_both_colours_contacts() {
+        let mut town = Town::new();
+        let one = |x, y| Footprint::single(Cell::new(x, y));
+        town.add(Seat(0), Shape::Tower, Colour(0), &one(-1, 0));
+        town.add(Seat(0), Shape::House, Colour(2), &one(0, -1));
+        town.add(Seat(0), Shape::House, Colour(2), &one(1, -1));
+        town.add(
+            Seat(1),
+            Shape::Square,
+            Colour(1),
+            &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap(),
+        );
+        let s = score(Table::new(2), &Markers::new(2), &town, false);
+        assert_eq!(s.outcome().scores, vec![36, 36]);
+        assert_eq!(
+            (s.seats[0].cathedral_contacts, s.seats[1].cathedral_contacts),
+            (3, 2)
+        );
+        assert_eq!(s.winners, vec![Seat(0)]);
+    }
+
+    /// CA-24 at three players: fourth-colour buildings by the cathedral count for nobody,
+    /// not even for the seat that built them.
+    #[test]
+    fn ca24_three_players_fourth_colour_contacts_count_for_nobody() {
+        let mut town = Town::new();
+        town.add(
+            Seat(0),
+            Shape::Square,
+            Colour::FOURTH,
+            &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap(),
+        );
+        town.add(
+            Seat(1),
+            Shape::Tower,
+            Colour(1),
+            &Footprint::single(Cell::new(-1, 0)),
+        );
+        let s = score(Table::new(3), &Markers::new(3), &town, false);
+        assert_eq!(
+            s.seats
+                .iter()
+                .map(|x| x.cathedral_contacts)
+                .collect::<Vec<_>>(),
+            vec![0, 1, 0]
+        );
+        assert_eq!(s.winners, vec![Seat(1)]);
+    }
 }

@@ -11,7 +11,11 @@ use ludo_engine::testkit::random_playout;
 use ludo_engine::{Engine, Seat, Seed, Setup, Status, Viewer};
 use serde_json::{Value, json};
 
-const FIXTURES: [&str; 2] = ["cardinal-golden-4p.json", "cardinal-golden-2p.json"];
+const FIXTURES: [&str; 3] = [
+    "cardinal-golden-4p.json",
+    "cardinal-golden-2p.json",
+    "cardinal-golden-3p.json",
+];
 
 fn fixture_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -131,7 +135,8 @@ fn json_to_move(v: &Value) -> Move {
     }
 }
 
-fn replay(fixture: &Value) -> Game {
+/// Replays the fixture's records; returns the game and the seats passed by the server (CA-20).
+fn replay(fixture: &Value) -> (Game, Vec<u64>) {
     let players = fixture["players"].as_u64().expect("players") as usize;
     let first_seat = fixture["options"]["first_seat"]
         .as_u64()
@@ -142,6 +147,7 @@ fn replay(fixture: &Value) -> Game {
         seed: seed_from_hex(fixture["seed"].as_str().expect("seed")),
     };
     let (mut game, _) = Game::new(&setup).expect("set-up");
+    let mut passes = Vec::new();
     for (i, record) in fixture["moves"]
         .as_array()
         .expect("moves")
@@ -162,10 +168,15 @@ fn replay(fixture: &Value) -> Game {
             assert_eq!(parsed, mv);
             assert_eq!(serde_json::to_value(&mv).unwrap(), record["move"]);
         }
-        game.apply(seat, &mv)
+        let effects = game
+            .apply(seat, &mv)
             .unwrap_or_else(|err| panic!("record {i} refused: {err}"));
+        passes.extend(effects.iter().filter_map(|e| match e {
+            Effect::ForcedPass { seat } => Some(u64::from(seat.0)),
+            _ => None,
+        }));
     }
-    game
+    (game, passes)
 }
 
 #[test]
@@ -174,7 +185,7 @@ fn golden_games_replay_to_their_recorded_scores() {
         let text = std::fs::read_to_string(fixture_path(name)).expect("fixture");
         let fixture: Value = serde_json::from_str(&text).expect("fixture JSON");
         assert_eq!(fixture["ruleset"], Game::RULESET);
-        let game = replay(&fixture);
+        let (game, passes) = replay(&fixture);
         let Status::Finished { result } = game.status() else {
             panic!("{name}: not finished after its records")
         };
@@ -206,6 +217,13 @@ fn golden_games_replay_to_their_recorded_scores() {
             fixture["expected"]["buildings"].as_u64().unwrap(),
             "{name}: buildings"
         );
+        let expected_passes: Vec<u64> = fixture["expected"]["forced_passes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_u64().unwrap())
+            .collect();
+        assert_eq!(passes, expected_passes, "{name}: forced passes");
     }
 }
 
@@ -218,6 +236,7 @@ fn write_golden_fixtures() {
     for (name, players, seed_n, chooser) in [
         (FIXTURES[0], 4usize, 4004u64, 44u64),
         (FIXTURES[1], 2, 2002, 22),
+        (FIXTURES[2], 3, 3003, 33),
     ] {
         let seed = ludo_engine::testkit::test_seed(seed_n);
         let setup = Setup {
@@ -270,7 +289,13 @@ fn write_golden_fixtures() {
             ));
         }
         text.push_str("  ],\n");
-        text.push_str(&format!("  \"expected\": {}\n}}\n", fixture["expected"]));
+        // Keys sorted whatever serde_json's map type (feature `preserve_order` changes it).
+        let expected: std::collections::BTreeMap<&String, &Value> =
+            fixture["expected"].as_object().unwrap().iter().collect();
+        text.push_str(&format!(
+            "  \"expected\": {}\n}}\n",
+            serde_json::to_string(&expected).unwrap()
+        ));
         std::fs::write(fixture_path(name), text).expect("write fixture");
     }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference of the Cardinal rules, to check golden fixtures.
 
-Written afresh from shared/rules/cardinal.md (not from the Rust engine): it
+Written afresh from docs/rules/cardinal.md (not from the Rust engine): it
 replays a fixture's records, checking that each comes from the seat to act
 and is legal (CA-1 ... CA-19), applies forced passes and the end of the game
 (CA-20, CA-21), draws the default first seat from the seed with the engine's

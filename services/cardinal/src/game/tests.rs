@@ -426,6 +426,89 @@ fn ca9_short_supply_gives_what_is_left() {
     assert_eq!(built_markers(&effects), vec![mc(0, 1)]);
 }
 
+/// CA-9: the supply is capped colour by colour: a short colour gives what is left while
+/// another colour touched by the same building pays in full.
+#[test]
+fn ca9_short_supply_of_one_colour_does_not_cut_the_others() {
+    let mut g = game(4, 1);
+    put(&mut g, 0, Shape::House, 0, (1, 1), None);
+    put(&mut g, 0, Shape::House, 0, (2, 2), None);
+    put(&mut g, 2, Shape::House, 2, (3, 1), None);
+    g.markers.hand_over(Seat(3), Colour(0), 11);
+    let effects = play(&mut g, 1, Move::tower(1, 2, 1));
+    assert_eq!(built_markers(&effects), vec![mc(0, 1), mc(2, 1)]);
+    let v = g.view(Viewer::Spectator);
+    assert_eq!(v.supply, vec![mc(0, 0), mc(1, 12), mc(2, 11), mc(3, 12)]);
+}
+
+/// CA-9: every unit edge counts, whichever cell of a square it belongs to: a square
+/// touching a house with one cell and a tower with the other takes two markers.
+#[test]
+fn ca9_a_square_takes_a_marker_for_each_of_its_cells_edges() {
+    let mut g = game(4, 1);
+    put(&mut g, 0, Shape::House, 0, (2, 2), None);
+    put(&mut g, 0, Shape::Tower, 0, (3, 0), None);
+    let effects = play(&mut g, 1, Move::square(1, 2, 1, H));
+    assert_eq!(built_markers(&effects), vec![mc(0, 2)]);
+}
+
+/// CA-9: a building touching the cathedral and a building is paid for the building only.
+#[test]
+fn ca9_cathedral_edges_pay_nothing_beside_paying_edges() {
+    let mut g = game(4, 0);
+    play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(1));
+    play(&mut g, 0, Move::cardinal_to(0, -1));
+    // (1,1) touches the tower at (0,1) and the cathedral's tower at (1,0).
+    let effects = play(&mut g, 1, Move::house(1, 1, 1));
+    assert_eq!(built_markers(&effects), vec![mc(0, 1)]);
+}
+
+/// CA-9 with CA-7: at two players a seat building against its *other* colour takes
+/// those markers itself (the French: "on en recevra normalement les pions de marque"),
+/// and the opponent takes markers of both of that seat's colours.
+#[test]
+fn ca9_two_players_markers_of_a_seats_colours_go_to_whoever_builds() {
+    let mut g = game(2, 1);
+    put(&mut g, 0, Shape::House, 0, (1, 1), None);
+    put(&mut g, 0, Shape::House, 2, (3, 1), None);
+    // Seat 1's tower between seat 0's two houses: one marker of each of seat 0's colours.
+    let effects = play(&mut g, 1, Move::tower(1, 2, 1));
+    assert_eq!(built_markers(&effects), vec![mc(0, 1), mc(2, 1)]);
+    play(&mut g, 1, Move::cardinal_to(-1, 0));
+    // Seat 0's colour-0 square against its own colour-2 house: seat 0 takes that marker.
+    let effects = play(&mut g, 0, Move::square(0, 4, 1, V));
+    assert_eq!(built_markers(&effects), vec![mc(2, 1)]);
+    let v = g.view(Viewer::Spectator);
+    assert_eq!(
+        v.seats[0].markers_taken,
+        vec![mc(0, 0), mc(1, 0), mc(2, 1), mc(3, 0)]
+    );
+    assert_eq!(v.supply, vec![mc(0, 11), mc(1, 12), mc(2, 10), mc(3, 12)]);
+    // CA-22: what is left of both colours is seat 0's at the end: 11 and 1 + 10, one doubled.
+    assert_eq!(
+        v.scoring.seats[0].markers,
+        vec![mc(0, 11), mc(1, 0), mc(2, 11), mc(3, 0)]
+    );
+    assert_eq!(v.scoring.outcome().scores, vec![22 + 11, 26 + 12]);
+}
+
+/// CA-9 with CA-6: at three players a fourth-colour building earns markers of the
+/// counting colours it touches, the builder's own colour included.
+#[test]
+fn ca9_three_players_a_fourth_colour_building_earns_what_it_touches() {
+    let mut g = game(3, 0);
+    put(&mut g, 0, Shape::House, 0, (1, 1), None);
+    put(&mut g, 1, Shape::House, 1, (3, 1), None);
+    let effects = play(&mut g, 0, Move::tower(3, 2, 1));
+    assert_eq!(built_markers(&effects), vec![mc(0, 1), mc(1, 1)]);
+    play(&mut g, 0, Move::cardinal_to(-1, 0));
+    // And a building touching only that fourth-colour tower earns nothing.
+    let effects = play(&mut g, 1, Move::house(1, 2, 2));
+    assert_eq!(built_markers(&effects), vec![]);
+    let v = g.view(Viewer::Spectator);
+    assert_eq!(v.supply, vec![mc(0, 11), mc(1, 11), mc(2, 12), mc(3, 12)]);
+}
+
 /// CA-10: on the first turn the cardinal must be placed: keeping it is refused.
 #[test]
 fn ca10_first_player_must_place_the_cardinal() {
@@ -473,6 +556,20 @@ fn ca10_only_the_seat_that_built_moves_the_cardinal() {
     play(&mut g, 0, Move::cardinal_to(2, 0));
     refused(&g, 1, Move::KeepCardinal, "CA-10");
     refused(&g, 1, Move::cardinal_to(-1, 0), "CA-10");
+}
+
+/// CA-10 with CA-12: the cardinal is no building: a cell touching only the cardinal is
+/// no building zone, for a building or for the cardinal itself.
+#[test]
+fn ca10_the_cardinal_makes_no_building_zone() {
+    let mut g = game(4, 0);
+    play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(1));
+    play(&mut g, 0, Move::cardinal_to(2, 0));
+    refused(&g, 1, Move::house(1, 3, 0), "CA-12");
+    play(&mut g, 1, Move::house(1, 1, 1));
+    refused(&g, 1, Move::cardinal_to(3, 0), "CA-10");
+    // A zone where nothing could be built is still a zone for the cardinal.
+    play(&mut g, 1, Move::cardinal_to(2, 1));
 }
 
 /// CA-11 worked check: a first tower at (0,1) is legal and earns exactly the one bonus marker.
@@ -740,6 +837,76 @@ fn ca18_same_colour_twice_refused_after_a_pass() {
     play(&mut g, 0, Move::house(2, 1, 1));
 }
 
+/// CA-14 law 3: a square may touch its house with either cell, anchor or second cell.
+#[test]
+fn ca14_a_square_touches_a_house_through_either_cell() {
+    let mut g = game(4, 0);
+    let legal = g.legal_moves(Seat(0));
+    for mv in [
+        Move::square(0, -1, -1, V), // second cell (-1,0) touches the nave
+        Move::square(0, -2, 0, H),  // second cell (-1,0) touches the nave
+        Move::square(0, 0, 1, V),   // anchor (0,1) touches the nave
+    ] {
+        assert!(legal.contains(&mv.clone().with_bonus(1)), "{mv:?}");
+    }
+    play(&mut g, 0, Move::square(0, -1, -1, V).with_bonus(1));
+}
+
+/// CA-15/CA-16 laws 4 and 5 look at both cells of a square: a square whose second cell
+/// touches a square, or a building of its colour, is refused though its anchor is fine.
+#[test]
+fn ca15_ca16_laws_4_and_5_look_at_both_cells_of_a_square() {
+    let mut g = game(4, 1);
+    put(&mut g, 1, Shape::Tower, 1, (-1, 4), None);
+    put(&mut g, 2, Shape::Square, 2, (2, 6), Some(H));
+    put(&mut g, 0, Shape::House, 0, (0, 5), None);
+    // (0,6) touches the house; (1,6) touches the square at (2,6).
+    refused(&g, 1, Move::square(1, 0, 6, H), "CA-15");
+    // (-1,5) touches the house and the colour-1 tower at (-1,4).
+    refused(&g, 1, Move::square(1, -2, 5, H), "CA-16");
+    // One cell further west, clear of both: legal.
+    play(&mut g, 1, Move::square(1, -1, 6, H));
+}
+
+/// CA-17 law 6 compares with the building built immediately before in the game, by
+/// anyone, not with the seat's own last building nor with older ones.
+#[test]
+fn ca17_law6_looks_only_at_the_previous_building_in_the_game() {
+    let mut g = game(4, 0);
+    play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(1));
+    play(&mut g, 0, Move::cardinal_to(0, -1));
+    play(&mut g, 1, Move::house(1, 1, 1));
+    play(&mut g, 1, Move::KeepCardinal);
+    play(&mut g, 2, Move::tower(2, 2, 1));
+    play(&mut g, 2, Move::KeepCardinal);
+    // A tower west of the nave would touch a house: refused only for following seat 2's tower.
+    refused(&g, 3, Move::tower(3, -1, 0), "CA-17");
+    // A house two buildings after seat 1's house is fine.
+    play(&mut g, 3, Move::house(3, 2, 0));
+}
+
+/// CA-18 law 7 at three players holds across a pass: the French "si elle a été utilisée
+/// par le joueur précédant" read as the previous *building*, as law 6's example does.
+#[test]
+fn ca18_fourth_colour_stays_barred_across_a_pass() {
+    let mut g = game(3, 0);
+    for shape in Shape::ALL {
+        g.stock.take(Colour(1), shape);
+        g.stock.take(Colour(1), shape);
+    }
+    play(&mut g, 0, Move::house(3, 1, 1).with_bonus(0));
+    let effects = play(&mut g, 0, Move::cardinal_to(-1, 0));
+    assert_eq!(effects[1], Effect::ForcedPass { seat: Seat(1) });
+    refused(&g, 2, Move::tower(3, 2, 1), "CA-18");
+    assert!(g.legal_moves(Seat(2)).iter().all(|m| matches!(
+        m,
+        Move::Build {
+            colour: Colour(2),
+            ..
+        }
+    )));
+}
+
 /// CA-19: buildings are never moved or removed: the list only grows, and built cells stay taken.
 #[test]
 fn ca19_buildings_stay_where_they_are() {
@@ -849,6 +1016,52 @@ fn ca21_game_ends_when_nobody_can_build() {
             Err(MoveError::GameOver)
         );
     }
+}
+
+/// CA-21: the game ends when every seat in turn is blocked by the laws, buildings
+/// left or not; the unbuilt ones count for nothing.
+#[test]
+fn ca21_game_ends_with_buildings_left_when_the_laws_block_everyone() {
+    let mut g = game(4, 0);
+    for c in 0..4 {
+        for shape in [Shape::Tower, Shape::Square] {
+            g.stock.take(Colour(c), shape);
+            g.stock.take(Colour(c), shape);
+        }
+    }
+    g.stock.take(Colour(0), Shape::House);
+    // Seat 0's last house; everyone else has only houses, barred by law 6.
+    play(&mut g, 0, Move::house(0, 2, 0).with_bonus(1));
+    let effects = play(&mut g, 0, Move::cardinal_to(-1, 0));
+    assert_eq!(effects.len(), 2);
+    assert!(matches!(effects[1], Effect::GameEnded { .. }));
+    let v = g.view(Viewer::Spectator);
+    assert!(v.buildings_left[1..].iter().all(|b| b.houses == 2));
+    // Seat 0: 12 own doubled + 1 bonus of colour 1; seat 1: 11 doubled; the others 24.
+    assert_eq!(v.scoring.outcome().scores, vec![25, 22, 24, 24]);
+    assert_eq!(v.scoring.winners, vec![Seat(0)]);
+}
+
+/// CA-21 with CA-18: at four players a seat never builds twice in a row, so when all
+/// the others are out of buildings the game ends though that seat still has some.
+#[test]
+fn ca21_four_players_game_ends_when_only_the_last_builder_could_build() {
+    let mut g = game(4, 0);
+    for c in 1..4 {
+        for shape in Shape::ALL {
+            g.stock.take(Colour(c), shape);
+            g.stock.take(Colour(c), shape);
+        }
+    }
+    play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(2));
+    let effects = play(&mut g, 0, Move::cardinal_to(2, 0));
+    assert!(matches!(
+        effects[..],
+        [Effect::CardinalMoved { .. }, Effect::GameEnded { .. }]
+    ));
+    assert_eq!(g.turn, Turn::Over);
+    let left = &g.view(Viewer::Spectator).buildings_left[0];
+    assert_eq!((left.houses, left.towers, left.squares), (2, 1, 2));
 }
 
 // ---- contract details ----
