@@ -1,6 +1,6 @@
 //! Battle 13: four players in two camps, a bidding phase, a master player
 //! with a servant, and 13 tournaments per joust, until a camp reaches the
-//! target crowns. Rules: `shared/rules/battle13.md` (ids `B13-1` … `B13-25`).
+//! target crowns. Rules: `docs/rules/battle13.md` (ids `B13-1` … `B13-25`).
 //!
 //! The engine is pure and deterministic (see [`Game`] for the exact order of
 //! random draws). A match runs as:

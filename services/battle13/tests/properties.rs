@@ -1,7 +1,9 @@
 //! Property tests over random legal matches: the contract (through
 //! `ludo_engine::testkit::random_playout`), conservation of the 52 knights,
-//! 13 tournaments per joust, crowns recomputed independently, hidden
-//! information, refusals that leave the state alone, and termination.
+//! 13 tournaments per joust, crowns recomputed independently, each finished
+//! joust's record re-read against the rules (opening check, talking rounds,
+//! favoured family, Chaos order, leads and following), hidden information,
+//! refusals that leave the state alone, and termination.
 
 mod common;
 
@@ -192,6 +194,172 @@ fn check_crowns(view: &View) {
     }
 }
 
+/// Weapons of some knights, written again (B13-2).
+fn weapons_of(knights: &[Knight]) -> u32 {
+    knights
+        .iter()
+        .map(|k| match k.strength {
+            13 => 4,
+            12 => 3,
+            11 => 2,
+            10 => 1,
+            _ => 0,
+        })
+        .sum()
+}
+
+fn seat_after(seat: Seat, steps: u8) -> Seat {
+    Seat((seat.0 + steps) % 4)
+}
+
+/// A finished joust's record re-read against the rules, from its dealt
+/// hands, calls and plays alone: the opening check (B13-9), the talking
+/// rounds and their end (B13-10 … B13-14), the favoured family when it is
+/// not the master's choice (B13-15), the Chaos order (B13-16), who leads
+/// and who plays each tournament, and following the family led (B13-17,
+/// B13-18).
+fn check_joust_rules(joust: &Joust) {
+    let n = joust.number;
+    let dealt: Vec<Vec<Knight>> = joust
+        .hands
+        .iter()
+        .map(|h| h.dealt.clone().expect("finished jousts are public"))
+        .collect();
+    // B13-9: from the first player clockwise up to the first "yes".
+    let mut expected = Vec::new();
+    for i in 0..4 {
+        let seat = seat_after(joust.first_player, i);
+        let yes = weapons_of(&dealt[seat.index()]) >= 12;
+        expected.push((seat, yes));
+        if yes {
+            break;
+        }
+    }
+    let answers: Vec<(Seat, bool)> = joust
+        .opening
+        .iter()
+        .map(|a| (a.seat, a.twelve_weapons))
+        .collect();
+    assert_eq!(answers, expected, "opening check of joust {n}");
+    assert_eq!(
+        expected.last(),
+        Some(&(joust.opener, true)),
+        "opener of joust {n}"
+    );
+    // B13-10 … B13-13: clockwise from the opener, who lays a card; rising
+    // tournaments cards; each card once per seat; the talking rounds end
+    // exactly at the third pass in a row after a tournaments card, and never
+    // went through four passes with no tournaments card.
+    let mut highest: Option<(u8, Seat)> = None;
+    let mut passes = 0;
+    let mut laid: Vec<(Seat, BidCard)> = Vec::new();
+    for (i, call) in joust.calls.iter().enumerate() {
+        assert_eq!(
+            call.seat,
+            seat_after(joust.opener, (i % 4) as u8),
+            "joust {n} call {i}"
+        );
+        assert!(i > 0 || call.card.is_some(), "joust {n}: the opener passed");
+        assert!(
+            !(passes >= 3 && highest.is_some()) && passes < 4,
+            "joust {n}: the talking rounds should have ended before call {i}"
+        );
+        match call.card {
+            None => passes += 1,
+            Some(card) => {
+                passes = 0;
+                assert!(
+                    !laid.contains(&(call.seat, card)),
+                    "joust {n}: {card:?} laid twice"
+                );
+                laid.push((call.seat, card));
+                if let BidCard::Tournaments { value } = card {
+                    assert!(
+                        highest.is_none_or(|(h, _)| value > h),
+                        "joust {n}: {value} not rising"
+                    );
+                    highest = Some((value, call.seat));
+                }
+            }
+        }
+    }
+    assert!(
+        passes == 3 && highest.is_some(),
+        "joust {n}: the talking rounds did not end"
+    );
+    // B13-14.
+    let (value, master) = highest.unwrap();
+    let contract = joust.contract.expect("contract");
+    assert_eq!((contract.master, contract.tournaments), (master, value));
+    assert_eq!(contract.servant, seat_after(master, 2));
+    // B13-15: the master's latest family card stands unless the master laid
+    // none or the servant's latest differs (then any choice is allowed).
+    let latest = |seat: Seat| {
+        joust.calls.iter().rev().find_map(|c| match c.card {
+            Some(BidCard::Family { family }) if c.seat == seat => Some(family),
+            _ => None,
+        })
+    };
+    match (latest(master), latest(contract.servant)) {
+        (None, _) => {}
+        (Some(m), Some(s)) if m != s => {}
+        (Some(m), _) => assert_eq!(joust.favoured, Some(m), "joust {n}: favoured family"),
+    }
+    // B13-16: the master's left first, then the right, until one activates.
+    let chaos = joust.chaos.clone().expect("chaos decided");
+    let order = [seat_after(master, 1), seat_after(master, 3)];
+    let decided = chaos.declined.len() + usize::from(chaos.activated_by.is_some());
+    assert!((1..=2).contains(&decided), "joust {n}: chaos {chaos:?}");
+    assert_eq!(
+        chaos.declined,
+        order[..chaos.declined.len()],
+        "joust {n}: chaos order"
+    );
+    if let Some(seat) = chaos.activated_by {
+        assert_eq!(seat, order[chaos.declined.len()], "joust {n}: chaos order");
+    } else {
+        assert_eq!(chaos.declined.len(), 2);
+    }
+    // B13-17, B13-18: the master's left leads the first tournament, each
+    // winner the next; clockwise; follow the family led when you can.
+    let mut held = dealt.clone();
+    let mut leader = seat_after(master, 1);
+    for t in &joust.tournaments {
+        assert_eq!(t.leader, leader, "joust {n} tournament {}", t.number);
+        let led = t.plays[0].knight.family;
+        for (i, p) in t.plays.iter().enumerate() {
+            assert_eq!(p.seat, seat_after(leader, i as u8));
+            let hand = &mut held[p.seat.index()];
+            let at = hand.iter().position(|&k| k == p.knight).expect("held");
+            assert!(
+                p.knight.family == led || hand.iter().all(|k| k.family != led),
+                "joust {n} tournament {}: {:?} did not follow {led:?}",
+                t.number,
+                p.seat
+            );
+            hand.remove(at);
+        }
+        leader = t.winner.expect("complete");
+    }
+}
+
+/// Every finished joust re-read (see [`check_joust_rules`]); each joust after
+/// the first begins with the previous joust's master (B13-8).
+fn check_rules(view: &View) {
+    for (i, joust) in view.history.iter().enumerate() {
+        check_joust_rules(joust);
+        let next = view.history.get(i + 1).unwrap_or(&view.joust);
+        if next.number != joust.number {
+            let master = joust.contract.expect("contract").master;
+            assert_eq!(
+                next.first_player, master,
+                "first player of joust {}",
+                next.number
+            );
+        }
+    }
+}
+
 /// Whether `viewer` may see `seat`'s knights of the current deal, decided
 /// here from public facts rather than by the engine.
 fn may_see(omni: &View, viewer: Viewer, seat: Seat) -> bool {
@@ -277,6 +445,7 @@ fn check_step(game: &Game, effects: &[Effect]) {
         .any(|e| matches!(e, Effect::JoustScored { .. }))
     {
         check_crowns(&omni);
+        check_rules(&omni);
     }
 }
 
@@ -297,6 +466,7 @@ fn run(n: u64, target: u32) -> usize {
     );
     let omni = playout.state.view(Viewer::Omniscient);
     check_crowns(&omni);
+    check_rules(&omni);
     omni.history.len()
 }
 
@@ -422,6 +592,7 @@ fn every_move_value_is_accepted_iff_listed_and_refusals_change_nothing() {
         }
         jousts += game.view(Viewer::Omniscient).history.len();
         check_crowns(&game.view(Viewer::Omniscient));
+        check_rules(&game.view(Viewer::Omniscient));
     }
     eprintln!("{PASS_OFTEN_MATCHES} pass-often matches to 50 crowns: {jousts} jousts");
     assert!(

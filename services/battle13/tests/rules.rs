@@ -1,4 +1,4 @@
-//! One or more tests per rule of `shared/rules/battle13.md`, named after what
+//! One or more tests per rule of `docs/rules/battle13.md`, named after what
 //! they prove and citing the rule id, driven through the engine contract.
 
 mod common;
@@ -299,6 +299,18 @@ fn b13_9_opening_answers_go_clockwise_up_to_the_first_yes() {
 }
 
 #[test]
+fn b13_9_a_later_seat_with_12_weapons_is_never_asked() {
+    // WORKED: seats 1 and 3 both hold 14 weapons, seats 0 and 2 fewer than 12.
+    let (g, effects) = game(WORKED, 2);
+    assert_eq!(openings(&effects), [(2, false), (3, true)]);
+    assert_eq!(omni(&g).joust.opener, Seat(3));
+    let (g, effects) = game(WORKED, 0);
+    assert_eq!(openings(&effects), [(0, false), (1, true)]);
+    assert_eq!(g.view(Viewer::Spectator).joust.opening.len(), 2);
+    assert_eq!(to_move(&g), Seat(1));
+}
+
+#[test]
 fn b13_9_nobody_with_12_weapons_means_a_redeal_with_the_same_first_player() {
     let (g, effects) = game(NO_OPENER, 3);
     assert_eq!(
@@ -417,6 +429,37 @@ fn b13_12_each_bid_card_is_laid_once_and_stays_public() {
 }
 
 #[test]
+fn b13_12_bid_cards_come_back_for_the_next_joust() {
+    let (mut g, _) = game_to(EAGLE_WALL, 2, 100);
+    for seat in [2, 3, 0, 1] {
+        ok(&mut g, seat, weapons_card(6));
+    }
+    ok(&mut g, 2, tournaments(7));
+    for seat in [3, 0, 1] {
+        ok(&mut g, seat, Move::Pass);
+    }
+    ok(
+        &mut g,
+        2,
+        Move::ChooseFamily {
+            family: FamilyCard::Eagle,
+        },
+    );
+    ok(&mut g, 3, Move::DeclineChaos);
+    ok(&mut g, 1, Move::DeclineChaos);
+    play_out_joust(&mut g);
+    let view = omni(&g);
+    assert_eq!((view.joust.number, view.joust.first_player), (2, Seat(2)));
+    assert!(view.joust.calls.is_empty());
+    // Whoever opens joust 2 laid Weapons 6 and Tournaments 7 or none in
+    // joust 1: their full set of 19 is back.
+    let opener = view.joust.opener;
+    let legal = g.legal_moves(opener);
+    assert_eq!(legal.len(), 19);
+    assert!(legal.contains(&weapons_card(6)) && legal.contains(&tournaments(7)));
+}
+
+#[test]
 fn b13_13_three_passes_after_a_tournaments_card_end_the_bidding() {
     let (mut g, _) = game(EAGLE_WALL, 2);
     ok(&mut g, 2, tournaments(7));
@@ -427,6 +470,30 @@ fn b13_13_three_passes_after_a_tournaments_card_end_the_bidding() {
         contract: Contract::new(Seat(2), 7)
     }));
     assert_eq!(decision(&g), Decision::ChooseFamily);
+}
+
+#[test]
+fn b13_13_only_passes_after_the_last_card_count_toward_the_three() {
+    let (mut g, _) = game(EAGLE_WALL, 2);
+    // The opener's compulsory card, then three passes: no tournaments card yet.
+    ok(&mut g, 2, weapons_card(18));
+    for seat in [3, 0] {
+        ok(&mut g, seat, Move::Pass);
+    }
+    // A tournaments card restarts the count: the two passes before it do not count.
+    ok(&mut g, 1, tournaments(7));
+    ok(&mut g, 2, Move::Pass);
+    ok(&mut g, 3, Move::Pass);
+    assert_eq!((to_move(&g), decision(&g)), (Seat(0), Decision::Bid));
+    // So does any other card laid after it.
+    ok(&mut g, 0, family_card(FamilyCard::Lion));
+    ok(&mut g, 1, Move::Pass);
+    ok(&mut g, 2, Move::Pass);
+    assert_eq!((to_move(&g), decision(&g)), (Seat(3), Decision::Bid));
+    let effects = ok(&mut g, 3, Move::Pass);
+    assert!(effects.contains(&Effect::BiddingEnded {
+        contract: Contract::new(Seat(1), 7)
+    }));
 }
 
 #[test]
@@ -576,6 +643,49 @@ fn b13_15_otherwise_the_masters_latest_family_card_stands_without_asking() {
         },
         "B13-16",
     );
+}
+
+#[test]
+fn b13_15_neutral_and_a_family_card_differ_so_the_master_chooses() {
+    let (mut g, _) = game(EAGLE_WALL, 2);
+    ok(&mut g, 2, family_card(FamilyCard::Neutral));
+    ok(&mut g, 3, Move::Pass);
+    ok(&mut g, 0, family_card(FamilyCard::Eagle));
+    ok(&mut g, 1, Move::Pass);
+    ok(&mut g, 2, tournaments(7));
+    for seat in [3, 0, 1] {
+        ok(&mut g, seat, Move::Pass);
+    }
+    assert_eq!(
+        (to_move(&g), decision(&g)),
+        (Seat(2), Decision::ChooseFamily)
+    );
+    let effects = ok(
+        &mut g,
+        2,
+        Move::ChooseFamily {
+            family: FamilyCard::Eagle,
+        },
+    );
+    assert_eq!(
+        effects[0],
+        Effect::FamilyFavoured {
+            master: Seat(2),
+            family: FamilyCard::Eagle,
+            chosen: true
+        }
+    );
+    // One last change only: the Chaos decision follows.
+    assert_eq!((to_move(&g), decision(&g)), (Seat(3), Decision::Chaos));
+    assert!(matches!(
+        g.apply(
+            Seat(2),
+            &Move::ChooseFamily {
+                family: FamilyCard::Lion
+            }
+        ),
+        Err(MoveError::NotYourTurn { .. })
+    ));
 }
 
 #[test]
@@ -745,6 +855,59 @@ fn b13_18_the_servant_is_revealed_and_played_by_the_master() {
 }
 
 #[test]
+fn b13_17_after_the_servant_wins_the_servants_seat_leads_and_the_master_plays_for_it() {
+    let (mut g, _) = game(WORKED, 3);
+    to_tournaments(&mut g, 3, 7, FamilyCard::Wolf, false);
+    ok(&mut g, 0, play("E11"));
+    ok(&mut g, 3, play("W2")); // for the servant, seat 1
+    ok(&mut g, 2, play("E5"));
+    ok(&mut g, 3, play("E9"));
+    // The servant's favoured Wolf 2 won: seat 1 leads tournament 2, and the
+    // master chooses its knight.
+    let view = omni(&g);
+    assert_eq!(view.joust.tournaments[0].winner, Some(Seat(1)));
+    assert_eq!(view.joust.tournaments[1].leader, Seat(1));
+    let turn = view.turn.unwrap();
+    assert_eq!(
+        (turn.seat, turn.decision, turn.for_seat),
+        (Seat(3), Decision::PlayForServant, Seat(1))
+    );
+    refused(&mut g, 1, play("W13"), "B13-18");
+    refused(&mut g, 3, play("E10"), "B13-17"); // the master's own knight
+    assert!(matches!(
+        g.apply(Seat(0), &play("E1")),
+        Err(MoveError::NotYourTurn { .. })
+    ));
+    let effects = ok(&mut g, 3, play("W13"));
+    assert_eq!(
+        effects[0],
+        Effect::KnightPlayed {
+            seat: Seat(1),
+            knight: k("W13"),
+            by: Seat(3)
+        }
+    );
+    // Then clockwise from the servant's seat: 2, 3 (the master's own), 0.
+    assert_eq!((to_move(&g), decision(&g)), (Seat(2), Decision::Play));
+    ok(&mut g, 2, play("D10"));
+    assert_eq!((to_move(&g), decision(&g)), (Seat(3), Decision::Play));
+    refused(&mut g, 3, play("L5"), "B13-18"); // the master holds Wolf 1
+    ok(&mut g, 3, play("W1"));
+    ok(&mut g, 0, play("E1"));
+    let view = omni(&g);
+    let seats: Vec<u8> = view.joust.tournaments[1]
+        .plays
+        .iter()
+        .map(|p| p.seat.0)
+        .collect();
+    assert_eq!(seats, [1, 2, 3, 0]);
+    assert_eq!(view.joust.tournaments[1].winner, Some(Seat(1)));
+    assert_eq!(view.joust.tournaments_won, vec![0, 2]);
+    assert_eq!(view.joust.tournaments[2].leader, Seat(1));
+    assert_eq!(decision(&g), Decision::PlayForServant);
+}
+
+#[test]
 fn b13_19_worked_check_off_family_lion_13_loses_to_the_led_eagle_11() {
     let (mut g, _) = game(WORKED, 3);
     to_tournaments(&mut g, 3, 7, FamilyCard::Wolf, false);
@@ -884,6 +1047,40 @@ fn b13_23_chaos_on_a_failed_contract_gives_the_bonus_plus_two_per_missing() {
             crowns: 12 + 2 * 10
         }
     );
+}
+
+/// Seat 0 holds Eagle 1–12 and Dragon 13; seat 3 holds Eagle 13. With Eagle
+/// favoured and every seat playing its first legal knight, camp 0 wins 12.
+const TWELVE_FOR_CAMP_0: [&str; 4] = ["E1-12 D13", "W3-13 L12 L13", "D1-12 W2", "E13 L1-11 W1"];
+/// Seat 3 holds Eagle 11–13 besides seat 0's lower Eagles: camp 0 wins 10.
+const TEN_FOR_CAMP_0: [&str; 4] = [
+    "E1-10 D13 W12 W13",
+    "W3-11 L12 L13 D12 D11",
+    "D1-10 W2 W1 L11",
+    "E11-13 L1-10",
+];
+
+/// The rules' four worked crown checks, each played out as a whole joust:
+/// seat 0 masters a contract of 11 (seat 1 opens).
+#[test]
+fn b13_21_to_23_worked_checks_of_a_contract_of_11_played_out() {
+    let cases = [
+        (TWELVE_FOR_CAMP_0, false, [12, 1], Camp(0), 21),
+        (TEN_FOR_CAMP_0, false, [10, 3], Camp(1), 10),
+        (TEN_FOR_CAMP_0, true, [10, 3], Camp(1), 20 + 2),
+        (TWELVE_FOR_CAMP_0, true, [12, 1], Camp(0), 40 + 2),
+    ];
+    for (specs, chaos, won, camp, crowns) in cases {
+        let (mut g, _) = game_to(specs, 1, 100);
+        assert_eq!(omni(&g).joust.opener, Seat(1));
+        to_tournaments(&mut g, 0, 11, FamilyCard::Eagle, chaos);
+        let (got, tournaments_won, totals) = scored(&play_out_joust(&mut g));
+        assert_eq!(tournaments_won, won, "chaos {chaos}");
+        assert_eq!(got, Crowns { camp, crowns }, "chaos {chaos}");
+        let mut expect = vec![0, 0];
+        expect[camp.index()] = crowns;
+        assert_eq!(totals, expect);
+    }
 }
 
 #[test]
