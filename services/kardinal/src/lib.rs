@@ -1,6 +1,6 @@
 //! Kardinal & König (Michael Schacht, 2000): the pure game engine of ludotheque.
 //!
-//! Rules: `rules/kardinal.md` (ids `KK-1` … `KK-31`, cited by every refusal).
+//! Rules: `docs/rules/kardinal.md` (ids `KK-1` … `KK-31`, cited by every refusal).
 //! The board is data ([`Board`], KK-3), embedded by default and carried in
 //! the [`Options`] so a game's record never depends on a file.
 //!

@@ -1,7 +1,8 @@
 //! Property tests over thousands of random legal games (testkit playouts):
 //! no panic, the contract holds, cards and pieces are conserved, hidden
-//! information stays hidden, the game always ends, and the final scores
-//! equal an independent recomputation (`common`).
+//! information stays hidden, turns start with full hands and display until
+//! the last round, which gives each remaining seat one turn, the game always
+//! ends, and the final scores equal an independent recomputation (`common`).
 
 mod common;
 
@@ -10,7 +11,8 @@ use std::collections::HashSet;
 use ludo_engine::testkit::{Step, random_playout, test_seed};
 use ludo_engine::{Engine, Seat, Setup, Status, Viewer};
 use ludo_kardinal::{
-    ABBEYS_PER_SEAT, Board, COUNSELLORS_PER_SEAT, CardKind, Effect, Game, Move, Options, Variant, View,
+    ABBEYS_PER_SEAT, Board, COUNSELLORS_PER_SEAT, CardKind, Effect, EndReason, Game, Move, Options, TurnStep, Variant,
+    View,
 };
 
 /// Far more moves than any game takes: the playout must finish before.
@@ -171,6 +173,61 @@ fn check_final(board: &Board, game: &Game, interim: Option<&[i32]>) {
     check_chain_shapes(board, &view);
 }
 
+/// The turn structure seen along one game (KK-9, KK-18..KK-20).
+#[derive(Default)]
+struct TurnRecord {
+    /// The seat whose move emptied the deck the second time.
+    exhauster: Option<Seat>,
+    /// Seats whose turn started after that.
+    turns_after: Vec<Seat>,
+    /// The seat of the game's last move.
+    last_mover: Option<Seat>,
+}
+
+/// Before the last round every turn starts with full hands, a full display
+/// and a deck to draw from (KK-9, KK-10, KK-18, KK-19); records the turns
+/// that follow the second exhaustion.
+fn check_turn_structure(game: &Game, step: Option<&Step<Game>>, record: &mut TurnRecord) {
+    if let Some(step) = step {
+        record.last_mover = Some(step.seat);
+        for e in &step.effects {
+            match e {
+                Effect::DeckExhausted { count: 2 } => record.exhauster = Some(step.seat),
+                Effect::TurnStarted { seat } if record.exhauster.is_some() => record.turns_after.push(*seat),
+                _ => {}
+            }
+        }
+    }
+    let all = game.view(Viewer::Omniscient);
+    if let Some(turn) = &all.turn {
+        assert_eq!(all.last_round, record.exhauster.is_some());
+        if turn.step == TurnStep::PlaceOrExchange {
+            assert!(all.seats.iter().all(|s| s.hand_size == 3), "a turn starts with a short hand");
+            assert!(all.display.iter().all(|d| d.card.is_some()), "a turn starts with a gap in the display");
+            assert!(all.deck_size > 0, "a turn starts with an empty deck before the last round");
+        }
+    }
+}
+
+/// KK-20: after the second exhaustion each seat from the exhauster's left up
+/// to the first seat's right plays once; the game ends before the first seat.
+fn check_last_round(game: &Game, players: usize, record: &TurnRecord) {
+    let view = game.view(Viewer::Spectator);
+    if view.end_reason != Some(EndReason::LastRoundOver) {
+        return;
+    }
+    let first = view.first_seat;
+    let exhauster = record.exhauster.expect("a last round needs a second exhaustion");
+    let mut expected = Vec::new();
+    let mut seat = exhauster.next(players);
+    while seat != first {
+        expected.push(seat);
+        seat = seat.next(players);
+    }
+    assert_eq!(record.turns_after, expected, "turns after the second exhaustion (first seat {first})");
+    assert_eq!(record.last_mover.map(|s| s.next(players)), Some(first), "the last move is the first seat's right");
+}
+
 /// What a batch of games looked like.
 struct Stats {
     games: u64,
@@ -204,6 +261,7 @@ fn run(players: usize, variant: Variant, games: u64, seed_base: u64) -> Stats {
         let seed = seed_base + g;
         let setup = setup(players, seed, variant);
         let mut interim: Option<Vec<i32>> = None;
+        let mut record = TurnRecord::default();
         // The set-up effects, redacted against the fresh game: each seat sees only its deal.
         let (fresh, setup_effects) = Game::new(&setup).unwrap();
         check_hidden(&fresh, players, None, Some(&setup_effects));
@@ -223,6 +281,7 @@ fn run(players: usize, variant: Variant, games: u64, seed_base: u64) -> Stats {
             check_cards(&board, &all);
             check_pieces(&all);
             check_hidden(game, players, step, None);
+            check_turn_structure(game, step, &mut record);
             if let Some(step) = step {
                 check_interim(game, step, &mut interim);
             }
@@ -239,6 +298,7 @@ fn run(players: usize, variant: Variant, games: u64, seed_base: u64) -> Stats {
         }
         assert!(playout.state.status().is_finished(), "game {seed} did not end in {MAX_MOVES} moves");
         check_final(&board, &playout.state, interim.as_deref());
+        check_last_round(&playout.state, players, &record);
         total_moves += playout.steps.len();
     }
     Stats { games, moves: total_moves, turns, turn_moves, widest }

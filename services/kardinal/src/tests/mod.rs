@@ -1,8 +1,9 @@
 //! Rule tests beside the rules: one or more per rule id, named after what
-//! they prove, and every worked check of `rules/kardinal.md`. Positions are
+//! they prove, and every worked check of `docs/rules/kardinal.md`. Positions are
 //! built by editing a fresh game's state directly (these tests live inside
 //! the crate for that).
 
+mod audit;
 mod legal;
 mod rules;
 
