@@ -90,7 +90,8 @@ async fn a_whole_match_over_grpc() {
     let mut choose = ludo_blackbox::chooser(7);
     grpc_play(&mut grpc, &created, 3, &mut choose).await;
     for viewer in 0..4 {
-        let state = grpc.get_game(authed(pb::GetGameRequest { id: created.id.clone() }, &created.seats[viewer].token)).await.unwrap().into_inner();
+        let state =
+            grpc.get_game(authed(pb::GetGameRequest { id: created.id.clone() }, &created.seats[viewer].token)).await.unwrap().into_inner();
         assert!(matches!(state.view.unwrap().game, Some(pb::view::Game::Battle13(_))));
     }
     let played = grpc_play(&mut grpc, &created, 5000, &mut choose).await;

@@ -16,7 +16,11 @@ async fn a_full_game_over_grpc_matches_rest() {
 
     let options = pb::Options { game: Some(pb::options::Game::Cardinal(cpb::Options { first_seat: Some(2) })) };
     let created = grpc
-        .create_game(pb::CreateGameRequest { kind: "cardinal".into(), players: vec!["Ann".into(), "Bob".into(), "Cid".into()], options: Some(options) })
+        .create_game(pb::CreateGameRequest {
+            kind: "cardinal".into(),
+            players: vec!["Ann".into(), "Bob".into(), "Cid".into()],
+            options: Some(options),
+        })
         .await
         .unwrap()
         .into_inner();
@@ -42,7 +46,16 @@ async fn a_full_game_over_grpc_matches_rest() {
     assert!(matches!(events.events[0].record, Some(pb::event::Record::GameCreated(_))));
     let replay = grpc.get_replay(pb::GetReplayRequest { id: created.id.clone(), at: 1 }).await.unwrap().into_inner();
     assert_eq!(replay.version, 1);
-    let listed = grpc.list_games(pb::ListGamesRequest { kind: "cardinal".into(), state: pb::GameStateFilter::Finished.into(), after: String::new(), limit: 0 }).await.unwrap().into_inner();
+    let listed = grpc
+        .list_games(pb::ListGamesRequest {
+            kind: "cardinal".into(),
+            state: pb::GameStateFilter::Finished.into(),
+            after: String::new(),
+            limit: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert!(listed.games.iter().any(|g| g.id == created.id));
     drop(grpc);
     server.stop().await;
@@ -59,10 +72,10 @@ async fn health_and_reflection_are_served() {
     }
     drop(health);
 
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
     use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
     use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
     use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-    use tonic_reflection::pb::v1::ServerReflectionRequest;
     let mut reflection = ServerReflectionClient::new(server.channel().await);
     let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
     let mut answers = reflection.server_reflection_info(tokio_stream::iter(vec![request])).await.unwrap().into_inner();

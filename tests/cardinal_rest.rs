@@ -71,7 +71,13 @@ async fn every_read_is_consistent_along_the_way() {
     assert_eq!(seat_view["viewer_seat"], 0);
 
     // One refusal, then the metrics count exactly what happened.
-    let refused = rest.post(&format!("/v1/games/{id}/moves"), game["seats"][0]["token"].as_str(), &json!({"move": {"type": "keep_cardinal"}, "expected_version": 0})).await;
+    let refused = rest
+        .post(
+            &format!("/v1/games/{id}/moves"),
+            game["seats"][0]["token"].as_str(),
+            &json!({"move": {"type": "keep_cardinal"}, "expected_version": 0}),
+        )
+        .await;
     assert_eq!(refused.body["code"], "version_conflict");
     let (status, metrics) = rest.get_bytes("/metrics", None).await;
     assert_eq!(status, 200);

@@ -74,7 +74,11 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
     let answer = rest.post_raw(&moves, Some(token), "application/json", huge).await;
     problem(&answer, 413, "payload_too_large");
     // Unknown game, unknown path, wrong method.
-    problem(&rest.post("/v1/games/01890000-0000-7000-8000-000000000000/moves", Some(token), &json!({"move": good})).await, 404, "not_found");
+    problem(
+        &rest.post("/v1/games/01890000-0000-7000-8000-000000000000/moves", Some(token), &json!({"move": good})).await,
+        404,
+        "not_found",
+    );
     problem(&rest.get("/v1/nothing-here", None).await, 404, "not_found");
     problem(&rest.get(&moves, None).await, 405, "method_not_allowed");
     // A replay past the end, a bad query value.
@@ -104,7 +108,12 @@ async fn grpc_refusals_carry_the_same_codes() {
     let legal = grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: id.clone() }, token)).await.unwrap().into_inner();
     let good = legal.moves[0].clone();
     let before = log(&rest, &id).await;
-    let submit = |mv: Option<pb::Move>, expected: Option<u64>| pb::SubmitMoveRequest { id: id.clone(), r#move: mv, expected_version: expected, request_id: None };
+    let submit = |mv: Option<pb::Move>, expected: Option<u64>| pb::SubmitMoveRequest {
+        id: id.clone(),
+        r#move: mv,
+        expected_version: expected,
+        request_id: None,
+    };
 
     let check = |status: tonic::Status, code: tonic::Code, reason: &str| {
         assert_eq!(status.code(), code, "{status:?}");
@@ -113,8 +122,16 @@ async fn grpc_refusals_carry_the_same_codes() {
         assert_eq!(info.domain, "ludotheque");
         info
     };
-    check(grpc.submit_move(authed(submit(Some(good.clone()), None), "ludo_wrong")).await.unwrap_err(), tonic::Code::Unauthenticated, "unauthorized");
-    let info = check(grpc.submit_move(authed(submit(Some(good.clone()), Some(3)), token)).await.unwrap_err(), tonic::Code::Aborted, "version_conflict");
+    check(
+        grpc.submit_move(authed(submit(Some(good.clone()), None), "ludo_wrong")).await.unwrap_err(),
+        tonic::Code::Unauthenticated,
+        "unauthorized",
+    );
+    let info = check(
+        grpc.submit_move(authed(submit(Some(good.clone()), Some(3)), token)).await.unwrap_err(),
+        tonic::Code::Aborted,
+        "version_conflict",
+    );
     assert_eq!(info.metadata["current_version"], "0");
     let status = grpc.submit_move(authed(submit(None, None), token)).await.unwrap_err();
     let info = check(status.clone(), tonic::Code::InvalidArgument, "invalid_input");
@@ -132,9 +149,17 @@ async fn grpc_refusals_carry_the_same_codes() {
             })),
         })),
     };
-    let info = check(grpc.submit_move(authed(submit(Some(tower), None), token)).await.unwrap_err(), tonic::Code::FailedPrecondition, "rule_violation");
+    let info = check(
+        grpc.submit_move(authed(submit(Some(tower), None), token)).await.unwrap_err(),
+        tonic::Code::FailedPrecondition,
+        "rule_violation",
+    );
     assert!(info.metadata["rule"].starts_with("CA-"));
-    check(grpc.get_game(pb::GetGameRequest { id: "01890000-0000-7000-8000-000000000000".into() }).await.unwrap_err(), tonic::Code::NotFound, "not_found");
+    check(
+        grpc.get_game(pb::GetGameRequest { id: "01890000-0000-7000-8000-000000000000".into() }).await.unwrap_err(),
+        tonic::Code::NotFound,
+        "not_found",
+    );
     assert_eq!(log(&rest, &id).await, before, "a refusal changed the log");
     drop(grpc);
     server.stop().await;

@@ -99,12 +99,17 @@ async fn full_games_over_grpc_at_three_and_five_players() {
     let mut grpc = server.grpc().await;
     for (players, seed) in [(3usize, 41u64), (5, 42)] {
         let names: Vec<String> = ["Ann", "Bob", "Cid", "Dee", "Eve"][..players].iter().map(|s| s.to_string()).collect();
-        let created = grpc.create_game(pb::CreateGameRequest { kind: "kardinal".into(), players: names, options: None }).await.unwrap().into_inner();
+        let created =
+            grpc.create_game(pb::CreateGameRequest { kind: "kardinal".into(), players: names, options: None }).await.unwrap().into_inner();
         let mut choose = chooser(seed);
         // Mid-game, each seat's view over gRPC holds its own hand only.
         grpc_play(&mut grpc, &created, 20, &mut choose).await;
         for viewer in 0..players {
-            let state = grpc.get_game(authed(pb::GetGameRequest { id: created.id.clone() }, &created.seats[viewer].token)).await.unwrap().into_inner();
+            let state = grpc
+                .get_game(authed(pb::GetGameRequest { id: created.id.clone() }, &created.seats[viewer].token))
+                .await
+                .unwrap()
+                .into_inner();
             let Some(pb::view::Game::Kardinal(view)) = state.view.unwrap().game else { panic!("a kardinal view") };
             for seat in &view.seats {
                 assert_eq!(seat.hand.is_some(), seat.seat as usize == viewer, "seat {viewer} and seat {}'s hand", seat.seat);

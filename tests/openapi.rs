@@ -49,7 +49,15 @@ fn the_document_is_openapi_3_1_and_self_contained() {
         let name = target.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("external reference {target}"));
         assert!(doc["components"]["schemas"].get(name).is_some(), "dangling reference {target}");
     }
-    for path in ["/v1/kinds", "/v1/games", "/v1/games/{id}", "/v1/games/{id}/legal-moves", "/v1/games/{id}/moves", "/v1/games/{id}/events", "/v1/games/{id}/replay"] {
+    for path in [
+        "/v1/kinds",
+        "/v1/games",
+        "/v1/games/{id}",
+        "/v1/games/{id}/legal-moves",
+        "/v1/games/{id}/moves",
+        "/v1/games/{id}/events",
+        "/v1/games/{id}/replay",
+    ] {
         assert!(doc["paths"].get(path).is_some(), "{path} is not documented");
     }
     assert_eq!(doc["components"]["securitySchemes"]["seat_token"]["scheme"], "bearer");

@@ -145,7 +145,11 @@ async fn a_flipped_byte_in_the_sled_log_is_caught_at_its_record() {
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
     let answer = rest.get(&format!("/v1/games/{id}"), None).await;
-    assert_eq!((answer.status, answer.body["code"].clone(), answer.body["seq"].clone()), (500, json!("corrupt_log"), json!(5)), "{answer:?}");
+    assert_eq!(
+        (answer.status, answer.body["code"].clone(), answer.body["seq"].clone()),
+        (500, json!("corrupt_log"), json!(5)),
+        "{answer:?}"
+    );
     let bystander_id = bystander["id"].as_str().unwrap();
     assert_eq!(rest.get(&format!("/v1/games/{bystander_id}"), None).await.status, 200, "other games are untouched");
     server.stop().await;
@@ -216,12 +220,14 @@ async fn a_seats_stream_never_carries_another_seats_hand() {
     let (mut leaks, mut own_cards_seen, mut updates) = (Vec::new(), 0, 0);
     let within = std::time::Duration::from_secs(30);
     while updates <= played {
-        let event = tokio::time::timeout(std::time::Duration::from_secs(20), seat1.next()).await
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), seat1.next())
+            .await
             .unwrap_or_else(|_| panic!("seat 1's stream stalled after {updates} of {} updates", played + 1))
             .expect("seat 1's stream");
         leaks.extend(kardinal_leaks(&event.data, Some(1)));
         own_cards_seen += usize::from(event.data["view"]["seats"][1]["hand"].is_array());
-        let event = tokio::time::timeout(std::time::Duration::from_secs(20), spectator.next()).await
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), spectator.next())
+            .await
             .unwrap_or_else(|_| panic!("the spectator's stream stalled after {updates} of {} updates", played + 1))
             .expect("the spectator's stream");
         leaks.extend(kardinal_leaks(&event.data, None));

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
-    let files = ["ludo/v1/ludo.proto", "ludo/cardinal/v1/cardinal.proto", "ludo/kardinal/v1/kardinal.proto", "ludo/battle13/v1/battle13.proto"];
+    let files =
+        ["ludo/v1/ludo.proto", "ludo/cardinal/v1/cardinal.proto", "ludo/kardinal/v1/kardinal.proto", "ludo/battle13/v1/battle13.proto"];
     println!("cargo:rerun-if-changed={}", root.display());
     let descriptors = protox::compile(files, [&root])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);

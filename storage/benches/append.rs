@@ -8,9 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ludo_storage::{
-    AppendRequest, Durability, EventStore, MemoryStore, SledOptions, SledStore, StreamId,
-};
+use ludo_storage::{AppendRequest, Durability, EventStore, MemoryStore, SledOptions, SledStore, StreamId};
 
 const RECORD_LEN: usize = 200;
 const WRITERS: u64 = 64;
@@ -30,30 +28,15 @@ fn stream(writer: u64) -> StreamId {
 }
 
 fn request(writer: u64, seq: u64) -> AppendRequest {
-    AppendRequest::at(
-        stream(writer),
-        seq,
-        vec![vec![(seq % 251) as u8; RECORD_LEN]],
-    )
+    AppendRequest::at(stream(writer), seq, vec![vec![(seq % 251) as u8; RECORD_LEN]])
 }
 
 impl Fixture {
     fn new(store: Arc<dyn EventStore>, dir: Option<tempfile::TempDir>) -> Self {
         for writer in 0..WRITERS {
-            store
-                .append(AppendRequest::create(
-                    stream(writer),
-                    vec![vec![0; RECORD_LEN]],
-                    None,
-                ))
-                .wait()
-                .expect("create");
+            store.append(AppendRequest::create(stream(writer), vec![vec![0; RECORD_LEN]], None)).wait().expect("create");
         }
-        Fixture {
-            store,
-            next: Mutex::new(vec![1; WRITERS as usize]),
-            _dir: dir,
-        }
+        Fixture { store, next: Mutex::new(vec![1; WRITERS as usize]), _dir: dir }
     }
 
     fn memory() -> Self {
@@ -71,10 +54,7 @@ impl Fixture {
         let mut next = self.next.lock().expect("lock");
         let start = Instant::now();
         for _ in 0..iters {
-            self.store
-                .append(request(0, next[0]))
-                .wait()
-                .expect("append");
+            self.store.append(request(0, next[0])).wait().expect("append");
             next[0] += 1;
         }
         start.elapsed()
@@ -111,10 +91,7 @@ impl Fixture {
 }
 
 fn append(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).build().expect("runtime");
     let mut group = c.benchmark_group("append_200B");
     group
         .throughput(Throughput::Elements(1))
@@ -134,8 +111,7 @@ fn append(c: &mut Criterion) {
         let mut seq = 0_u64;
         b.iter(|| {
             seq += 1;
-            db.insert(seq.to_be_bytes(), vec![(seq % 251) as u8; RECORD_LEN])
-                .expect("insert");
+            db.insert(seq.to_be_bytes(), vec![(seq % 251) as u8; RECORD_LEN]).expect("insert");
             db.flush().expect("flush");
         });
     });

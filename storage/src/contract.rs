@@ -46,23 +46,13 @@ impl AppendRequest {
     /// data.
     #[must_use]
     pub fn create(stream: StreamId, records: Vec<Vec<u8>>, sealed: Option<Vec<u8>>) -> Self {
-        AppendRequest {
-            stream,
-            expected_next: 0,
-            records,
-            sealed,
-        }
+        AppendRequest { stream, expected_next: 0, records, sealed }
     }
 
     /// A request appending `records` to `stream` at `expected_next`.
     #[must_use]
     pub fn at(stream: StreamId, expected_next: u64, records: Vec<Vec<u8>>) -> Self {
-        AppendRequest {
-            stream,
-            expected_next,
-            records,
-            sealed: None,
-        }
+        AppendRequest { stream, expected_next, records, sealed: None }
     }
 
     /// Checks what can be checked without the stream's state.
@@ -72,9 +62,7 @@ impl AppendRequest {
     /// non-creating append, or seqs that would overflow `u64`.
     pub fn validate(&self) -> Result<(), StoreError> {
         if self.records.is_empty() {
-            return Err(StoreError::Invalid(
-                "an append needs at least one record".into(),
-            ));
+            return Err(StoreError::Invalid("an append needs at least one record".into()));
         }
         if self.sealed.is_some() && self.expected_next != 0 {
             return Err(StoreError::Invalid(format!(
@@ -88,16 +76,9 @@ impl AppendRequest {
 
     /// The stream's next seq once this request is applied.
     pub(crate) fn next_after(&self) -> Result<u64, StoreError> {
-        u64::try_from(self.records.len())
-            .ok()
-            .and_then(|count| self.expected_next.checked_add(count))
-            .ok_or_else(|| {
-                StoreError::Invalid(format!(
-                    "{} records at expected_next = {} overflow the seq range",
-                    self.records.len(),
-                    self.expected_next
-                ))
-            })
+        u64::try_from(self.records.len()).ok().and_then(|count| self.expected_next.checked_add(count)).ok_or_else(|| {
+            StoreError::Invalid(format!("{} records at expected_next = {} overflow the seq range", self.records.len(), self.expected_next))
+        })
     }
 
     /// Bytes carried (records and side data), to bound a commit group.
@@ -123,9 +104,7 @@ pub struct Appended {
 pub enum StoreError {
     /// Optimistic concurrency: the stream is not at `expected_next`. Nothing
     /// was written. `actual_next` is durable when this is reported.
-    #[error(
-        "stream {stream}: append expected next seq {expected_next}, but the stream is at {actual_next}"
-    )]
+    #[error("stream {stream}: append expected next seq {expected_next}, but the stream is at {actual_next}")]
     Conflict {
         /// The stream appended to.
         stream: StreamId,
@@ -223,15 +202,11 @@ impl Future for PendingAppend {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.0 {
-            Pending::Ready(result) => Poll::Ready(result.take().unwrap_or_else(|| {
-                Err(StoreError::Backend("append polled after completion".into()))
-            })),
+            Pending::Ready(result) => {
+                Poll::Ready(result.take().unwrap_or_else(|| Err(StoreError::Backend("append polled after completion".into()))))
+            }
             Pending::Waiting(receiver) => Pin::new(receiver).poll(cx).map(|answer| {
-                answer.unwrap_or_else(|_| {
-                    Err(StoreError::Backend(
-                        "the store stopped without answering this append".into(),
-                    ))
-                })
+                answer.unwrap_or_else(|_| Err(StoreError::Backend("the store stopped without answering this append".into())))
             }),
         }
     }
@@ -257,12 +232,7 @@ pub trait EventStore: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`StoreError::Backend`] (including corrupt data), [`StoreError::Closed`].
-    fn read(
-        &self,
-        stream: StreamId,
-        from: u64,
-        to: Option<u64>,
-    ) -> Result<Vec<StoredRecord>, StoreError>;
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError>;
 
     /// Number of records in the stream (0 = no such stream).
     ///
@@ -274,11 +244,7 @@ pub trait EventStore: Send + Sync + 'static {
     ///
     /// # Errors
     /// [`StoreError::Backend`], [`StoreError::Closed`].
-    fn list_streams(
-        &self,
-        after: Option<StreamId>,
-        limit: usize,
-    ) -> Result<Vec<StreamId>, StoreError>;
+    fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError>;
 
     /// The side data stored with the stream's creation (`None` if the stream
     /// does not exist or was created without any).
@@ -332,11 +298,7 @@ mod tests {
     async fn wait_does_not_panic_inside_a_runtime() {
         // tokio's own blocking_recv would panic here.
         let (reply, answer) = oneshot::channel();
-        let notice = Appended {
-            stream: StreamId([1; 16]),
-            first_seq: 0,
-            next_seq: 1,
-        };
+        let notice = Appended { stream: StreamId([1; 16]), first_seq: 0, next_seq: 1 };
         let sent = notice.clone();
         let sender = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(20));

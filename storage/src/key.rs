@@ -29,9 +29,7 @@ impl StreamId {
     /// `ff…ff`): where a scan for the next stream resumes.
     #[must_use]
     pub fn successor(self) -> Option<Self> {
-        u128::from_be_bytes(self.0)
-            .checked_add(1)
-            .map(|next| StreamId(next.to_be_bytes()))
+        u128::from_be_bytes(self.0).checked_add(1).map(|next| StreamId(next.to_be_bytes()))
     }
 }
 
@@ -81,10 +79,7 @@ impl RecordKey {
             return None;
         }
         let (stream, seq) = bytes.split_at(StreamId::LEN);
-        Some(RecordKey {
-            stream: StreamId::from_slice(stream)?,
-            seq: u64::from_be_bytes(seq.try_into().ok()?),
-        })
+        Some(RecordKey { stream: StreamId::from_slice(stream)?, seq: u64::from_be_bytes(seq.try_into().ok()?) })
     }
 }
 
@@ -101,14 +96,7 @@ mod tests {
     }
 
     fn seq() -> impl Strategy<Value = u64> {
-        prop_oneof![
-            0u64..300,
-            Just(u64::MAX),
-            Just(u64::MAX - 1),
-            Just(1 << 32),
-            Just((1 << 8) - 1),
-            any::<u64>(),
-        ]
+        prop_oneof![0u64..300, Just(u64::MAX), Just(u64::MAX - 1), Just(1 << 32), Just((1 << 8) - 1), any::<u64>(),]
     }
 
     fn record_key() -> impl Strategy<Value = RecordKey> {

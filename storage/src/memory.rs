@@ -7,8 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats,
-    StoredRecord, closed_receiver,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, closed_receiver,
 };
 use crate::key::StreamId;
 
@@ -66,16 +65,9 @@ impl MemoryStore {
         request.validate()?;
         let next_after = request.next_after()?;
         let mut state = self.open_state()?;
-        let actual_next = state
-            .streams
-            .get(&request.stream)
-            .map_or(0, |stream| stream.records.len() as u64);
+        let actual_next = state.streams.get(&request.stream).map_or(0, |stream| stream.records.len() as u64);
         if actual_next != request.expected_next {
-            return Err(StoreError::Conflict {
-                stream: request.stream,
-                expected_next: request.expected_next,
-                actual_next,
-            });
+            return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next });
         }
         let count = request.records.len() as u64;
         let stream = state.streams.entry(request.stream).or_default();
@@ -86,11 +78,7 @@ impl MemoryStore {
         state.stats.appends += 1;
         state.stats.records += count;
         state.stats.groups += 1;
-        let notice = Appended {
-            stream: request.stream,
-            first_seq: request.expected_next,
-            next_seq: next_after,
-        };
+        let notice = Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next_after };
         // Sent under the lock, so notices follow append order. No receiver
         // is not an error.
         if let Some(notices) = &state.notices {
@@ -111,53 +99,26 @@ impl EventStore for MemoryStore {
         PendingAppend::ready(self.apply(request))
     }
 
-    fn read(
-        &self,
-        stream: StreamId,
-        from: u64,
-        to: Option<u64>,
-    ) -> Result<Vec<StoredRecord>, StoreError> {
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
         let state = self.open_state()?;
         let Some(records) = state.streams.get(&stream).map(|s| &s.records) else {
             return Ok(Vec::new());
         };
-        let index = |seq: u64| {
-            usize::try_from(seq)
-                .unwrap_or(usize::MAX)
-                .min(records.len())
-        };
+        let index = |seq: u64| usize::try_from(seq).unwrap_or(usize::MAX).min(records.len());
         let end = to.map_or(records.len(), index);
         let slice = records.get(index(from)..end).unwrap_or_default();
-        Ok((from..)
-            .zip(slice)
-            .map(|(seq, bytes)| StoredRecord {
-                seq,
-                bytes: bytes.clone(),
-            })
-            .collect())
+        Ok((from..).zip(slice).map(|(seq, bytes)| StoredRecord { seq, bytes: bytes.clone() }).collect())
     }
 
     fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
         let state = self.open_state()?;
-        Ok(state
-            .streams
-            .get(&stream)
-            .map_or(0, |s| s.records.len() as u64))
+        Ok(state.streams.get(&stream).map_or(0, |s| s.records.len() as u64))
     }
 
-    fn list_streams(
-        &self,
-        after: Option<StreamId>,
-        limit: usize,
-    ) -> Result<Vec<StreamId>, StoreError> {
+    fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
         let state = self.open_state()?;
         let start = after.map_or(Bound::Unbounded, Bound::Excluded);
-        Ok(state
-            .streams
-            .range((start, Bound::Unbounded))
-            .map(|(id, _)| *id)
-            .take(limit)
-            .collect())
+        Ok(state.streams.range((start, Bound::Unbounded)).map(|(id, _)| *id).take(limit).collect())
     }
 
     fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
@@ -166,10 +127,7 @@ impl EventStore for MemoryStore {
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Appended> {
-        self.lock()
-            .notices
-            .as_ref()
-            .map_or_else(closed_receiver, broadcast::Sender::subscribe)
+        self.lock().notices.as_ref().map_or_else(closed_receiver, broadcast::Sender::subscribe)
     }
 
     fn close(&self) -> Result<(), StoreError> {

@@ -3,10 +3,7 @@
 mod common;
 
 use common::{record, records, stream};
-use ludo_storage::{
-    AppendRequest, Appended, Durability, EventStore, MemoryStore, SledOptions, SledStore,
-    StoreError, StreamId,
-};
+use ludo_storage::{AppendRequest, Appended, Durability, EventStore, MemoryStore, SledOptions, SledStore, StoreError, StreamId};
 
 /// A store under test, with the directory it lives in (dropped after it).
 struct Opened {
@@ -15,19 +12,13 @@ struct Opened {
 }
 
 fn memory() -> Opened {
-    Opened {
-        store: Box::new(MemoryStore::new()),
-        _dir: None,
-    }
+    Opened { store: Box::new(MemoryStore::new()), _dir: None }
 }
 
 fn sled_with(durability: Durability) -> Opened {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = SledStore::open(dir.path(), SledOptions { durability }).expect("open sled");
-    Opened {
-        store: Box::new(store),
-        _dir: Some(dir),
-    }
+    Opened { store: Box::new(store), _dir: Some(dir) }
 }
 
 fn sled() -> Opened {
@@ -43,28 +34,11 @@ mod suite {
     use super::*;
 
     fn create(store: &dyn EventStore, id: StreamId, count: u64, sealed: Option<&[u8]>) -> Appended {
-        store
-            .append(AppendRequest::create(
-                id,
-                records(id, 0, count),
-                sealed.map(<[u8]>::to_vec),
-            ))
-            .wait()
-            .expect("create")
+        store.append(AppendRequest::create(id, records(id, 0, count), sealed.map(<[u8]>::to_vec))).wait().expect("create")
     }
 
-    fn seqs_and_bytes(
-        store: &dyn EventStore,
-        id: StreamId,
-        from: u64,
-        to: Option<u64>,
-    ) -> Vec<(u64, Vec<u8>)> {
-        store
-            .read(id, from, to)
-            .expect("read")
-            .into_iter()
-            .map(|r| (r.seq, r.bytes))
-            .collect()
+    fn seqs_and_bytes(store: &dyn EventStore, id: StreamId, from: u64, to: Option<u64>) -> Vec<(u64, Vec<u8>)> {
+        store.read(id, from, to).expect("read").into_iter().map(|r| (r.seq, r.bytes)).collect()
     }
 
     fn expected(id: StreamId, from: u64, to: u64) -> Vec<(u64, Vec<u8>)> {
@@ -74,26 +48,9 @@ mod suite {
     pub fn append_and_read_ranges(store: &dyn EventStore) {
         let id = stream(1);
         let created = create(store, id, 3, None);
-        assert_eq!(
-            created,
-            Appended {
-                stream: id,
-                first_seq: 0,
-                next_seq: 3
-            }
-        );
-        let grown = store
-            .append(AppendRequest::at(id, 3, records(id, 3, 5)))
-            .wait()
-            .expect("append");
-        assert_eq!(
-            grown,
-            Appended {
-                stream: id,
-                first_seq: 3,
-                next_seq: 5
-            }
-        );
+        assert_eq!(created, Appended { stream: id, first_seq: 0, next_seq: 3 });
+        let grown = store.append(AppendRequest::at(id, 3, records(id, 3, 5))).wait().expect("append");
+        assert_eq!(grown, Appended { stream: id, first_seq: 3, next_seq: 5 });
         assert_eq!(store.next_seq(id), Ok(5));
 
         assert_eq!(seqs_and_bytes(store, id, 0, None), expected(id, 0, 5));
@@ -107,10 +64,7 @@ mod suite {
         assert_eq!(seqs_and_bytes(store, id, 10, Some(20)), vec![]);
         assert_eq!(seqs_and_bytes(store, id, 3, Some(1)), vec![]);
         assert_eq!(seqs_and_bytes(store, id, u64::MAX, None), vec![]);
-        assert_eq!(
-            seqs_and_bytes(store, id, 0, Some(u64::MAX)),
-            expected(id, 0, 5)
-        );
+        assert_eq!(seqs_and_bytes(store, id, 0, Some(u64::MAX)), expected(id, 0, 5));
         // Unknown stream: nothing, next seq 0. Neighbours do not leak in.
         assert_eq!(seqs_and_bytes(store, stream(2), 0, None), vec![]);
         assert_eq!(store.next_seq(stream(2)), Ok(0));
@@ -122,28 +76,12 @@ mod suite {
     pub fn a_wrong_expected_next_conflicts_and_changes_nothing(store: &dyn EventStore) {
         let id = stream(1);
         create(store, id, 2, Some(b"seed"));
-        let conflict = |expected_next, actual_next| {
-            Err(StoreError::Conflict {
-                stream: id,
-                expected_next,
-                actual_next,
-            })
-        };
-        let stale = store
-            .append(AppendRequest::at(id, 1, vec![b"x".to_vec()]))
-            .wait();
+        let conflict = |expected_next, actual_next| Err(StoreError::Conflict { stream: id, expected_next, actual_next });
+        let stale = store.append(AppendRequest::at(id, 1, vec![b"x".to_vec()])).wait();
         assert_eq!(stale, conflict(1, 2));
-        let ahead = store
-            .append(AppendRequest::at(id, 5, vec![b"x".to_vec()]))
-            .wait();
+        let ahead = store.append(AppendRequest::at(id, 5, vec![b"x".to_vec()])).wait();
         assert_eq!(ahead, conflict(5, 2));
-        let recreate = store
-            .append(AppendRequest::create(
-                id,
-                vec![b"x".to_vec()],
-                Some(b"other".to_vec()),
-            ))
-            .wait();
+        let recreate = store.append(AppendRequest::create(id, vec![b"x".to_vec()], Some(b"other".to_vec()))).wait();
         assert_eq!(recreate, conflict(0, 2));
         // State unchanged.
         assert_eq!(store.next_seq(id), Ok(2));
@@ -151,17 +89,8 @@ mod suite {
         assert_eq!(store.sealed(id), Ok(Some(b"seed".to_vec())));
         // Appending to a stream that does not exist creates nothing.
         let missing = stream(9);
-        let orphan = store
-            .append(AppendRequest::at(missing, 3, vec![b"x".to_vec()]))
-            .wait();
-        assert_eq!(
-            orphan,
-            Err(StoreError::Conflict {
-                stream: missing,
-                expected_next: 3,
-                actual_next: 0
-            })
-        );
+        let orphan = store.append(AppendRequest::at(missing, 3, vec![b"x".to_vec()])).wait();
+        assert_eq!(orphan, Err(StoreError::Conflict { stream: missing, expected_next: 3, actual_next: 0 }));
         assert_eq!(store.list_streams(None, 10), Ok(vec![id]));
         assert_eq!(store.stats().appends, 1);
     }
@@ -172,28 +101,11 @@ mod suite {
         assert!(matches!(empty, Err(StoreError::Invalid(_))), "{empty:?}");
         create(store, id, 1, None);
         let sealed_late = store
-            .append(AppendRequest {
-                stream: id,
-                expected_next: 1,
-                records: vec![b"x".to_vec()],
-                sealed: Some(b"late".to_vec()),
-            })
+            .append(AppendRequest { stream: id, expected_next: 1, records: vec![b"x".to_vec()], sealed: Some(b"late".to_vec()) })
             .wait();
-        assert!(
-            matches!(sealed_late, Err(StoreError::Invalid(_))),
-            "{sealed_late:?}"
-        );
-        let overflow = store
-            .append(AppendRequest::at(
-                id,
-                u64::MAX,
-                vec![b"x".to_vec(), b"y".to_vec()],
-            ))
-            .wait();
-        assert!(
-            matches!(overflow, Err(StoreError::Invalid(_))),
-            "{overflow:?}"
-        );
+        assert!(matches!(sealed_late, Err(StoreError::Invalid(_))), "{sealed_late:?}");
+        let overflow = store.append(AppendRequest::at(id, u64::MAX, vec![b"x".to_vec(), b"y".to_vec()])).wait();
+        assert!(matches!(overflow, Err(StoreError::Invalid(_))), "{overflow:?}");
         assert_eq!(store.next_seq(id), Ok(1));
         assert_eq!(store.sealed(id), Ok(None));
     }
@@ -210,9 +122,7 @@ mod suite {
                 let contend = |count: u64| {
                     let barrier = &barrier;
                     scope.spawn(move || {
-                        let batch = (0..count)
-                            .map(|i| format!("{round}:{count}:{i}").into_bytes())
-                            .collect();
+                        let batch = (0..count).map(|i| format!("{round}:{count}:{i}").into_bytes()).collect();
                         barrier.wait();
                         store.append(AppendRequest::at(id, next, batch)).wait()
                     })
@@ -225,14 +135,7 @@ mod suite {
                 (Err(loser), Ok(_)) => (2, loser),
                 _ => panic!("round {round}: exactly one must win: {one:?} / {two:?}"),
             };
-            assert_eq!(
-                *loser,
-                StoreError::Conflict {
-                    stream: id,
-                    expected_next: next,
-                    actual_next: next + winner_count
-                }
-            );
+            assert_eq!(*loser, StoreError::Conflict { stream: id, expected_next: next, actual_next: next + winner_count });
             let stored = store.read(id, next, None).expect("read");
             assert_eq!(stored.len() as u64, winner_count);
             for (i, r) in stored.iter().enumerate() {
@@ -245,19 +148,11 @@ mod suite {
         let (with, without) = (stream(1), stream(2));
         create(store, with, 1, Some(b"seed and token hashes"));
         create(store, without, 1, None);
-        assert_eq!(
-            store.sealed(with),
-            Ok(Some(b"seed and token hashes".to_vec()))
-        );
+        assert_eq!(store.sealed(with), Ok(Some(b"seed and token hashes".to_vec())));
         assert_eq!(store.sealed(without), Ok(None));
         assert_eq!(store.sealed(stream(3)), Ok(None));
         let late = store
-            .append(AppendRequest {
-                stream: without,
-                expected_next: 1,
-                records: vec![b"x".to_vec()],
-                sealed: Some(b"late".to_vec()),
-            })
+            .append(AppendRequest { stream: without, expected_next: 1, records: vec![b"x".to_vec()], sealed: Some(b"late".to_vec()) })
             .wait();
         assert!(matches!(late, Err(StoreError::Invalid(_))));
         assert_eq!(store.sealed(without), Ok(None));
@@ -269,10 +164,7 @@ mod suite {
     }
 
     pub fn list_streams_in_byte_order_with_pagination(store: &dyn EventStore) {
-        let mut ids: Vec<StreamId> = [17, 3, 250, 4, 1000, 70_000, 9, 0, 5, 12, 11, 600]
-            .into_iter()
-            .map(stream)
-            .collect();
+        let mut ids: Vec<StreamId> = [17, 3, 250, 4, 1000, 70_000, 9, 0, 5, 12, 11, 600].into_iter().map(stream).collect();
         ids.push(StreamId([0; 16]));
         ids.push(StreamId([0xff; 16]));
         let mut almost = [0xff; 16];
@@ -302,22 +194,10 @@ mod suite {
             assert_eq!(pages, sorted, "limit {limit}");
         }
         // Strictly after, also from an id that is not a stream.
-        assert_eq!(
-            store.list_streams(Some(stream(9)), 2),
-            Ok(vec![stream(11), stream(12)])
-        );
-        assert_eq!(
-            store.list_streams(Some(stream(10)), 2),
-            Ok(vec![stream(11), stream(12)])
-        );
-        assert_eq!(
-            store.list_streams(Some(StreamId([0xff; 16])), 10),
-            Ok(vec![])
-        );
-        assert_eq!(
-            store.list_streams(Some(StreamId(almost)), 10),
-            Ok(vec![StreamId([0xff; 16])])
-        );
+        assert_eq!(store.list_streams(Some(stream(9)), 2), Ok(vec![stream(11), stream(12)]));
+        assert_eq!(store.list_streams(Some(stream(10)), 2), Ok(vec![stream(11), stream(12)]));
+        assert_eq!(store.list_streams(Some(StreamId([0xff; 16])), 10), Ok(vec![]));
+        assert_eq!(store.list_streams(Some(StreamId(almost)), 10), Ok(vec![StreamId([0xff; 16])]));
     }
 
     pub fn subscribers_receive_every_notice_in_order(store: &dyn EventStore) {
@@ -329,15 +209,10 @@ mod suite {
         for n in [3, 1, 4, 1, 0] {
             let id = stream(n);
             let next = store.next_seq(id).expect("next");
-            let appended = store
-                .append(AppendRequest::at(id, next, records(id, next, next + 1)))
-                .wait()
-                .expect("append");
+            let appended = store.append(AppendRequest::at(id, next, records(id, next, next + 1))).wait().expect("append");
             expected_notices.push(appended);
             // A refused append sends no notice.
-            let _ = store
-                .append(AppendRequest::at(id, 0, vec![b"x".to_vec()]))
-                .wait();
+            let _ = store.append(AppendRequest::at(id, 0, vec![b"x".to_vec()])).wait();
         }
         // Notices are sent before the append resolves: all are here.
         let mut received = Vec::new();
@@ -354,10 +229,7 @@ mod suite {
                     let id = stream(n);
                     create(store, id, 1, None);
                     for seq in 1..10 {
-                        store
-                            .append(AppendRequest::at(id, seq, records(id, seq, seq + 1)))
-                            .wait()
-                            .expect("append");
+                        store.append(AppendRequest::at(id, seq, records(id, seq, seq + 1))).wait().expect("append");
                     }
                 });
             }
@@ -378,18 +250,11 @@ mod suite {
         let id = stream(1);
         create(store, id, 2, None);
         let mut subscriber = store.subscribe();
-        store
-            .append(AppendRequest::at(id, 2, records(id, 2, 3)))
-            .wait()
-            .expect("append");
+        store.append(AppendRequest::at(id, 2, records(id, 2, 3))).wait().expect("append");
         store.close().expect("close");
-        let after = store
-            .append(AppendRequest::at(id, 3, records(id, 3, 4)))
-            .wait();
+        let after = store.append(AppendRequest::at(id, 3, records(id, 3, 4))).wait();
         assert_eq!(after, Err(StoreError::Closed));
-        let create_after = store
-            .append(AppendRequest::create(stream(2), vec![b"x".to_vec()], None))
-            .wait();
+        let create_after = store.append(AppendRequest::create(stream(2), vec![b"x".to_vec()], None)).wait();
         assert_eq!(create_after, Err(StoreError::Closed));
         assert_eq!(store.read(id, 0, None), Err(StoreError::Closed));
         assert_eq!(store.next_seq(id), Err(StoreError::Closed));
@@ -397,24 +262,15 @@ mod suite {
         assert_eq!(store.sealed(id), Err(StoreError::Closed));
         // Subscribers get what was sent, then the end of the channel.
         assert_eq!(subscriber.try_recv().map(|n| n.next_seq), Ok(3));
-        assert_eq!(
-            subscriber.try_recv(),
-            Err(tokio::sync::broadcast::error::TryRecvError::Closed)
-        );
-        assert_eq!(
-            store.subscribe().try_recv(),
-            Err(tokio::sync::broadcast::error::TryRecvError::Closed)
-        );
+        assert_eq!(subscriber.try_recv(), Err(tokio::sync::broadcast::error::TryRecvError::Closed));
+        assert_eq!(store.subscribe().try_recv(), Err(tokio::sync::broadcast::error::TryRecvError::Closed));
         // Closing twice is fine.
         assert_eq!(store.close(), Ok(()));
     }
 
     pub async fn pending_appends_can_be_awaited(store: &dyn EventStore) {
         let id = stream(1);
-        let created = store
-            .append(AppendRequest::create(id, records(id, 0, 1), None))
-            .await
-            .expect("create");
+        let created = store.append(AppendRequest::create(id, records(id, 0, 1), None)).await.expect("create");
         assert_eq!(created.next_seq, 1);
         // Many in flight at once, awaited afterwards.
         let pending: Vec<_> = (1..=30)
@@ -426,13 +282,8 @@ mod suite {
         for p in pending {
             assert_eq!(p.await.expect("append").next_seq, 1);
         }
-        let conflict = store
-            .append(AppendRequest::at(id, 0, records(id, 0, 1)))
-            .await;
-        assert!(matches!(
-            conflict,
-            Err(StoreError::Conflict { actual_next: 1, .. })
-        ));
+        let conflict = store.append(AppendRequest::at(id, 0, records(id, 0, 1))).await;
+        assert!(matches!(conflict, Err(StoreError::Conflict { actual_next: 1, .. })));
         assert_eq!(store.stats().appends, 31);
     }
 }

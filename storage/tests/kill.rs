@@ -54,11 +54,7 @@ fn child_appender() {
                         records: (next..next + len).map(|seq| record(id, seq)).collect(),
                         sealed: (next == 0).then(|| sealed_of(n)),
                     };
-                    next = store
-                        .append(request)
-                        .wait()
-                        .expect("child: append")
-                        .next_seq;
+                    next = store.append(request).wait().expect("child: append").next_seq;
                     // Printed only once durable: the parent's list of
                     // acknowledged appends.
                     let mut out = std::io::stdout().lock();
@@ -83,12 +79,7 @@ fn record_ack(line: &str, acked: &mut HashMap<u32, u64>) {
 /// returns the highest acknowledged next seq of each stream.
 fn run_and_kill(dir: &Path, acks: usize) -> HashMap<u32, u64> {
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "child_appender",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["child_appender", "--exact", "--nocapture", "--test-threads=1"])
         .env(DIR_VAR, dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -110,10 +101,7 @@ fn run_and_kill(dir: &Path, acks: usize) -> HashMap<u32, u64> {
     // std's `kill` is SIGKILL on Unix: no destructor, no flush, no goodbye.
     child.kill().expect("kill child");
     let status = child.wait().expect("reap child");
-    assert!(
-        !status.success(),
-        "the child was killed, not finished: {status:?}"
-    );
+    assert!(!status.success(), "the child was killed, not finished: {status:?}");
     // Acknowledgements printed before the kill, still in the pipe.
     for line in lines {
         let Ok(line) = line else { break };
@@ -138,40 +126,25 @@ fn acknowledged_records_survive_sigkill() {
             *slot = (*slot).max(next);
         }
 
-        let store = SledStore::open(
-            dir.path(),
-            SledOptions {
-                durability: Durability::Flush,
-            },
-        )
-        .expect("reopen after kill");
+        let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("reopen after kill");
         for n in 0..STREAMS {
             let id = stream(n);
             let acked = acked_total.get(&n).copied().unwrap_or(0);
             let next = store.next_seq(id).expect("next seq");
-            assert!(
-                next >= acked,
-                "round {round}: stream {n} lost acknowledged records: {next} < {acked}"
-            );
+            assert!(next >= acked, "round {round}: stream {n} lost acknowledged records: {next} < {acked}");
             // Everything present is intact and contiguous …
             let stored = store.read(id, 0, None).expect("read");
             assert_eq!(stored.len() as u64, next);
             for (seq, r) in (0..).zip(&stored) {
                 assert_eq!(r.seq, seq);
-                assert!(
-                    r.bytes == record(id, seq),
-                    "round {round}: record {seq} of stream {n} damaged"
-                );
+                assert!(r.bytes == record(id, seq), "round {round}: record {seq} of stream {n} damaged");
             }
             // … and ends on an append's boundary: no half-applied batch.
             let mut boundary = 0;
             while boundary < next {
                 boundary += batch_len(boundary);
             }
-            assert_eq!(
-                boundary, next,
-                "round {round}: stream {n} ends inside an append"
-            );
+            assert_eq!(boundary, next, "round {round}: stream {n} ends inside an append");
             if next > 0 {
                 assert_eq!(store.sealed(id), Ok(Some(sealed_of(n))));
             }

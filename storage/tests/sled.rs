@@ -7,9 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::{record, records, stream};
-use ludo_storage::{
-    AppendRequest, Durability, EventStore, SledOptions, SledStore, StoreError, StreamId,
-};
+use ludo_storage::{AppendRequest, Durability, EventStore, SledOptions, SledStore, StoreError, StreamId};
 
 fn open(dir: &Path, durability: Durability) -> SledStore {
     SledStore::open(dir, SledOptions { durability }).expect("open sled")
@@ -31,19 +29,9 @@ fn reopening_after_close_keeps_every_acknowledged_record() {
     let store = open(dir.path(), Durability::Flush);
     for n in 0..5 {
         let id = stream(n);
-        store
-            .append(AppendRequest::create(
-                id,
-                records(id, 0, 2),
-                Some(vec![n as u8; 32]),
-            ))
-            .wait()
-            .expect("create");
+        store.append(AppendRequest::create(id, records(id, 0, 2), Some(vec![n as u8; 32]))).wait().expect("create");
         for seq in 2..(2 + u64::from(n)) {
-            store
-                .append(AppendRequest::at(id, seq, records(id, seq, seq + 1)))
-                .wait()
-                .expect("append");
+            store.append(AppendRequest::at(id, seq, records(id, seq, seq + 1))).wait().expect("append");
         }
     }
     store.close().expect("close");
@@ -55,27 +43,12 @@ fn reopening_after_close_keeps_every_acknowledged_record() {
         assert_stream(&reopened, id, 2 + u64::from(n));
         assert_eq!(reopened.sealed(id), Ok(Some(vec![n as u8; 32])));
     }
-    assert_eq!(
-        reopened.list_streams(None, 10),
-        Ok((0..5).map(stream).collect())
-    );
+    assert_eq!(reopened.list_streams(None, 10), Ok((0..5).map(stream).collect()));
     // Appends continue at the right seq; a stale one still conflicts.
     let id = stream(4);
-    let stale = reopened
-        .append(AppendRequest::at(id, 5, records(id, 5, 6)))
-        .wait();
-    assert_eq!(
-        stale,
-        Err(StoreError::Conflict {
-            stream: id,
-            expected_next: 5,
-            actual_next: 6
-        })
-    );
-    let appended = reopened
-        .append(AppendRequest::at(id, 6, records(id, 6, 8)))
-        .wait()
-        .expect("append after reopen");
+    let stale = reopened.append(AppendRequest::at(id, 5, records(id, 5, 6))).wait();
+    assert_eq!(stale, Err(StoreError::Conflict { stream: id, expected_next: 5, actual_next: 6 }));
+    let appended = reopened.append(AppendRequest::at(id, 6, records(id, 6, 8))).wait().expect("append after reopen");
     assert_eq!((appended.first_seq, appended.next_seq), (6, 8));
     drop(reopened);
     drop(store);
@@ -114,19 +87,13 @@ async fn many_concurrent_appenders_are_all_acknowledged_and_kept() {
     }
     let stats = store.stats();
     assert_eq!(stats.appends, u64::from(TASKS) * APPENDS);
-    assert!(
-        stats.flushes <= stats.groups && stats.groups <= stats.appends,
-        "{stats:?}"
-    );
+    assert!(stats.flushes <= stats.groups && stats.groups <= stats.appends, "{stats:?}");
     println!("{stats:?}");
     store.close().expect("close");
     drop(store);
 
     let reopened = open(dir.path(), Durability::Flush);
-    assert_eq!(
-        reopened.list_streams(None, 1000),
-        Ok((0..TASKS).map(stream).collect())
-    );
+    assert_eq!(reopened.list_streams(None, 1000), Ok((0..TASKS).map(stream).collect()));
     for n in 0..TASKS {
         let id = stream(n);
         assert_stream(&reopened, id, APPENDS);
@@ -145,25 +112,14 @@ fn fsync_mode_keeps_records_including_large_ones() {
         let pending: Vec<_> = (0..8)
             .map(|n| {
                 let id = stream(n);
-                store.append(AppendRequest::create(
-                    id,
-                    records(id, 0, 3),
-                    Some(vec![7; 64]),
-                ))
+                store.append(AppendRequest::create(id, records(id, 0, 3), Some(vec![7; 64])))
             })
             .collect();
         for p in pending {
             p.wait().expect("create");
         }
         let big = stream(100);
-        store
-            .append(AppendRequest::create(
-                big,
-                vec![large.clone()],
-                Some(large.clone()),
-            ))
-            .wait()
-            .expect("large record");
+        store.append(AppendRequest::create(big, vec![large.clone()], Some(large.clone()))).wait().expect("large record");
         let stats = store.stats();
         assert_eq!(stats.appends, 9);
         assert!(stats.flushes >= 1);
@@ -192,8 +148,5 @@ fn opening_a_directory_in_use_or_a_file_fails_cleanly() {
     let file = dir.path().join("not-a-dir");
     std::fs::write(&file, b"x").expect("write");
     let on_file = SledStore::open(&file, SledOptions::default());
-    assert!(
-        matches!(on_file, Err(StoreError::Backend(_))),
-        "{on_file:?}"
-    );
+    assert!(matches!(on_file, Err(StoreError::Backend(_))), "{on_file:?}");
 }

@@ -161,9 +161,8 @@ impl Rest {
             let moves = legal["moves"].as_array().expect("moves").clone();
             assert!(!moves.is_empty(), "seat {seat} is to move but has no legal move");
             let mv = moves[choose(&moves)].clone();
-            let answer = self
-                .post(&format!("/v1/games/{id}/moves"), Some(token), &json!({"move": mv, "expected_version": state["version"]}))
-                .await;
+            let answer =
+                self.post(&format!("/v1/games/{id}/moves"), Some(token), &json!({"move": mv, "expected_version": state["version"]})).await;
             assert_eq!(answer.status, 200, "a listed legal move was refused: {answer:?}");
             played += 1;
         }
@@ -235,12 +234,14 @@ pub async fn grpc_play(
         let Some(pb::status::State::InProgress(progress)) = state.status.expect("status").state else { break };
         let seat = progress.to_move[0] as usize;
         let token = &created.seats[seat].token;
-        let legal = grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: created.id.clone() }, token)).await.expect("legal").into_inner();
+        let legal =
+            grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: created.id.clone() }, token)).await.expect("legal").into_inner();
         assert_eq!(legal.seat as usize, seat);
         assert!(!legal.moves.is_empty(), "seat {seat} is to move but has no legal move");
         // The chooser only looks at the list's length.
         let mv = legal.moves[choose(&vec![Value::Null; legal.moves.len()])].clone();
-        let request = pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(state.version), request_id: None };
+        let request =
+            pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(state.version), request_id: None };
         let accepted = grpc.submit_move(authed(request, token)).await.expect("a listed legal move is accepted").into_inner();
         assert_eq!(accepted.version, state.version + 1);
         played += 1;

@@ -12,14 +12,7 @@ use ludo_engine::testkit::test_seed;
 use ludo_engine::{DeckRng, Engine, Seat, Setup};
 
 fn setup(n: u64, target_crowns: u32) -> Setup<Options> {
-    Setup {
-        players: 4,
-        options: Options {
-            first_seat: None,
-            target_crowns,
-        },
-        seed: test_seed(n),
-    }
+    Setup { players: 4, options: Options { first_seat: None, target_crowns }, seed: test_seed(n) }
 }
 
 /// Plays match `n` to the end choosing uniformly among the legal moves, or
@@ -70,14 +63,9 @@ fn matches(c: &mut Criterion) {
     // A fixed long record: a match to 100 crowns.
     let record = play(7, 100, true);
     let setup = setup(7, 100);
-    let jousts = replay(&setup, &record)
-        .view(ludo_engine::Viewer::Omniscient)
-        .history
-        .len();
+    let jousts = replay(&setup, &record).view(ludo_engine::Viewer::Omniscient).history.len();
     eprintln!("replayed record: {} moves, {jousts} jousts", record.len());
-    group.bench_function("replay a record to 100 crowns", |b| {
-        b.iter(|| black_box(replay(&setup, &record)))
-    });
+    group.bench_function("replay a record to 100 crowns", |b| b.iter(|| black_box(replay(&setup, &record))));
     group.finish();
 }
 

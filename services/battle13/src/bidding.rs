@@ -7,11 +7,7 @@ use crate::knights::{Family, SEATS};
 /// A family card (B13-3): one of the four families, or Neutral. As the
 /// favoured family (B13-15), Neutral means that no family is favoured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::FamilyCard))]
 pub enum FamilyCard {
     /// The Eagle card.
@@ -28,13 +24,7 @@ pub enum FamilyCard {
 
 impl FamilyCard {
     /// The five family cards, in the rules' order.
-    pub const ALL: [FamilyCard; 5] = [
-        FamilyCard::Eagle,
-        FamilyCard::Wolf,
-        FamilyCard::Dragon,
-        FamilyCard::Lion,
-        FamilyCard::Neutral,
-    ];
+    pub const ALL: [FamilyCard; 5] = [FamilyCard::Eagle, FamilyCard::Wolf, FamilyCard::Dragon, FamilyCard::Lion, FamilyCard::Neutral];
 
     /// The family this card names (`None` for Neutral).
     #[must_use]
@@ -99,15 +89,9 @@ impl BidCard {
     /// weapons cards, tournaments cards): also the order of legal bids.
     #[must_use]
     pub fn set() -> Vec<BidCard> {
-        let families = FamilyCard::ALL
-            .iter()
-            .map(|&family| BidCard::Family { family });
-        let weapons = WEAPONS_CARDS
-            .iter()
-            .map(|&value| BidCard::Weapons { value });
-        let tournaments = TOURNAMENTS_CARDS
-            .iter()
-            .map(|&value| BidCard::Tournaments { value });
+        let families = FamilyCard::ALL.iter().map(|&family| BidCard::Family { family });
+        let weapons = WEAPONS_CARDS.iter().map(|&value| BidCard::Weapons { value });
+        let tournaments = TOURNAMENTS_CARDS.iter().map(|&value| BidCard::Tournaments { value });
         families.chain(weapons).chain(tournaments).collect()
     }
 
@@ -116,14 +100,8 @@ impl BidCard {
     pub fn index(self) -> Option<usize> {
         match self {
             BidCard::Family { family } => Some(family as usize),
-            BidCard::Weapons { value } => WEAPONS_CARDS
-                .iter()
-                .position(|&v| v == value)
-                .map(|i| 5 + i),
-            BidCard::Tournaments { value } => TOURNAMENTS_CARDS
-                .iter()
-                .position(|&v| v == value)
-                .map(|i| 12 + i),
+            BidCard::Weapons { value } => WEAPONS_CARDS.iter().position(|&v| v == value).map(|i| 5 + i),
+            BidCard::Tournaments { value } => TOURNAMENTS_CARDS.iter().position(|&v| v == value).map(|i| 12 + i),
         }
     }
 }
@@ -156,11 +134,7 @@ impl Contract {
     /// The contract of `master` for `tournaments`.
     #[must_use]
     pub fn new(master: Seat, tournaments: u8) -> Self {
-        Contract {
-            master,
-            servant: master.next(SEATS).next(SEATS),
-            tournaments,
-        }
+        Contract { master, servant: master.next(SEATS).next(SEATS), tournaments }
     }
 }
 
@@ -193,13 +167,7 @@ pub(crate) enum BiddingOutcome {
 impl Bidding {
     /// The talking rounds opened by `opener`.
     pub fn new(opener: Seat) -> Self {
-        Bidding {
-            next: opener,
-            passes: 0,
-            laid: [0; SEATS],
-            highest: None,
-            opening: true,
-        }
+        Bidding { next: opener, passes: 0, laid: [0; SEATS], highest: None, opening: true }
     }
 
     /// Whether `seat` has already laid `card` this joust.
@@ -211,19 +179,14 @@ impl Bidding {
     pub fn check(&self, seat: Seat, card: Option<BidCard>) -> Result<(), MoveError> {
         let Some(card) = card else {
             if self.opening {
-                return Err(MoveError::rule(
-                    "B13-10",
-                    "the opener must lay a bid card: no pass on the first call",
-                ));
+                return Err(MoveError::rule("B13-10", "the opener must lay a bid card: no pass on the first call"));
             }
             return Ok(());
         };
         let Some(index) = card.index() else {
             let reason = match card {
                 BidCard::Weapons { value } => {
-                    format!(
-                        "there is no weapons card {value}: they read 6, 9, 12, 15, 18, 21 and 25 (25+)"
-                    )
+                    format!("there is no weapons card {value}: they read 6, 9, 12, 15, 18, 21 and 25 (25+)")
                 }
                 BidCard::Tournaments { value } => {
                     format!("there is no tournaments card {value}: they read 7 to 13")
@@ -233,19 +196,11 @@ impl Bidding {
             return Err(MoveError::rule("B13-3", reason));
         };
         if self.has_laid(seat, index) {
-            return Err(MoveError::rule(
-                "B13-12",
-                "you have already laid that card in this joust",
-            ));
+            return Err(MoveError::rule("B13-12", "you have already laid that card in this joust"));
         }
         match (card, self.highest) {
             (BidCard::Tournaments { value }, Some((highest, _))) if value <= highest => {
-                Err(MoveError::rule(
-                    "B13-11",
-                    format!(
-                        "a tournaments card must be higher than every one laid (highest: {highest})"
-                    ),
-                ))
+                Err(MoveError::rule("B13-11", format!("a tournaments card must be higher than every one laid (highest: {highest})")))
             }
             _ => Ok(()),
         }
@@ -269,9 +224,7 @@ impl Bidding {
             None => {
                 self.passes += 1;
                 match self.highest {
-                    Some((tournaments, master)) if self.passes >= 3 => {
-                        BiddingOutcome::Ended(Contract::new(master, tournaments))
-                    }
+                    Some((tournaments, master)) if self.passes >= 3 => BiddingOutcome::Ended(Contract::new(master, tournaments)),
                     None if usize::from(self.passes) >= SEATS => BiddingOutcome::Void,
                     _ => BiddingOutcome::Continue,
                 }
@@ -282,16 +235,13 @@ impl Bidding {
     /// The calls the seat to speak may make, in [`BidCard::set`] order, then the pass.
     pub fn legal_calls(&self) -> impl Iterator<Item = Option<BidCard>> + '_ {
         let seat = self.next;
-        let cards = BidCard::set()
-            .into_iter()
-            .enumerate()
-            .filter_map(move |(i, card)| {
-                let higher = match (card, self.highest) {
-                    (BidCard::Tournaments { value }, Some((highest, _))) => value > highest,
-                    _ => true,
-                };
-                (higher && !self.has_laid(seat, i)).then_some(Some(card))
-            });
+        let cards = BidCard::set().into_iter().enumerate().filter_map(move |(i, card)| {
+            let higher = match (card, self.highest) {
+                (BidCard::Tournaments { value }, Some((highest, _))) => value > highest,
+                _ => true,
+            };
+            (higher && !self.has_laid(seat, i)).then_some(Some(card))
+        });
         cards.chain((!self.opening).then_some(None))
     }
 }
@@ -315,10 +265,7 @@ mod tests {
     #[test]
     fn b13_13_three_passes_end_the_bidding_only_after_a_tournaments_card() {
         let mut b = Bidding::new(Seat(1));
-        assert_eq!(
-            b.record(Seat(1), Some(BidCard::Weapons { value: 12 })),
-            BiddingOutcome::Continue
-        );
+        assert_eq!(b.record(Seat(1), Some(BidCard::Weapons { value: 12 })), BiddingOutcome::Continue);
         for s in [2, 3, 0] {
             assert_eq!(b.record(Seat(s), None), BiddingOutcome::Continue);
         }
@@ -328,9 +275,6 @@ mod tests {
         b.record(Seat(1), Some(BidCard::Tournaments { value: 8 }));
         b.record(Seat(2), None);
         b.record(Seat(3), None);
-        assert_eq!(
-            b.record(Seat(0), None),
-            BiddingOutcome::Ended(Contract::new(Seat(1), 8))
-        );
+        assert_eq!(b.record(Seat(0), None), BiddingOutcome::Ended(Contract::new(Seat(1), 8)));
     }
 }

@@ -7,11 +7,7 @@ use crate::knights::SEATS;
 /// A camp (partnership, B13-5): camp 0 is seats 0 and 2, camp 1 is seats 1
 /// and 3 (partners face each other).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(transparent)
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(value_type = u8, as = battle13::Camp))]
 pub struct Camp(pub u8);
 
@@ -80,30 +76,18 @@ pub fn joust_crowns(master_camp: Camp, contract: u8, won: u8, chaos: bool) -> Cr
     let bonus = bonus(contract);
     if won >= contract {
         let over = u32::from(won - contract);
-        let crowns = if chaos {
-            2 * bonus + 2 * over
-        } else {
-            bonus + over
-        };
-        Crowns {
-            camp: master_camp,
-            crowns,
-        }
+        let crowns = if chaos { 2 * bonus + 2 * over } else { bonus + over };
+        Crowns { camp: master_camp, crowns }
     } else {
         let short = u32::from(contract - won);
         let crowns = if chaos { bonus + 2 * short } else { bonus / 2 };
-        Crowns {
-            camp: master_camp.other(),
-            crowns,
-        }
+        Crowns { camp: master_camp.other(), crowns }
     }
 }
 
 /// Per-seat scores from per-camp crowns: each seat scores its camp's crowns.
 pub(crate) fn seat_scores(crowns: [u32; 2]) -> Vec<i32> {
-    Seat::all(SEATS)
-        .map(|s| i32::try_from(crowns[Camp::of(s).index()]).unwrap_or(i32::MAX))
-        .collect()
+    Seat::all(SEATS).map(|s| i32::try_from(crowns[Camp::of(s).index()]).unwrap_or(i32::MAX)).collect()
 }
 
 #[cfg(test)]
@@ -133,69 +117,27 @@ mod tests {
     /// Worked check: contract 11, 12 tournaments won → master's camp 21 crowns.
     #[test]
     fn b13_21_worked_check_contract_11_made_with_12() {
-        assert_eq!(
-            joust_crowns(MASTER, 11, 12, false),
-            Crowns {
-                camp: MASTER,
-                crowns: 21
-            }
-        );
-        assert_eq!(
-            joust_crowns(MASTER, 7, 7, false),
-            Crowns {
-                camp: MASTER,
-                crowns: 2
-            }
-        );
+        assert_eq!(joust_crowns(MASTER, 11, 12, false), Crowns { camp: MASTER, crowns: 21 });
+        assert_eq!(joust_crowns(MASTER, 7, 7, false), Crowns { camp: MASTER, crowns: 2 });
     }
 
     /// Worked check: contract 11, 10 won → other camp 10 crowns.
     #[test]
     fn b13_22_worked_check_contract_11_failed_with_10() {
-        assert_eq!(
-            joust_crowns(MASTER, 11, 10, false),
-            Crowns {
-                camp: OTHER,
-                crowns: 10
-            }
-        );
-        assert_eq!(
-            joust_crowns(MASTER, 7, 0, false),
-            Crowns {
-                camp: OTHER,
-                crowns: 1
-            }
-        );
+        assert_eq!(joust_crowns(MASTER, 11, 10, false), Crowns { camp: OTHER, crowns: 10 });
+        assert_eq!(joust_crowns(MASTER, 7, 0, false), Crowns { camp: OTHER, crowns: 1 });
     }
 
     /// Worked check: contract 11, 10 won, Chaos → other camp 20 + 2 = 22.
     #[test]
     fn b13_23_worked_check_chaos_failed_contract_11_with_10() {
-        assert_eq!(
-            joust_crowns(MASTER, 11, 10, true),
-            Crowns {
-                camp: OTHER,
-                crowns: 22
-            }
-        );
+        assert_eq!(joust_crowns(MASTER, 11, 10, true), Crowns { camp: OTHER, crowns: 22 });
     }
 
     /// Worked check: contract 11, 12 won, Chaos → master's camp 40 + 2 = 42.
     #[test]
     fn b13_23_worked_check_chaos_made_contract_11_with_12() {
-        assert_eq!(
-            joust_crowns(MASTER, 11, 12, true),
-            Crowns {
-                camp: MASTER,
-                crowns: 42
-            }
-        );
-        assert_eq!(
-            joust_crowns(MASTER, 13, 0, true),
-            Crowns {
-                camp: OTHER,
-                crowns: 66
-            }
-        );
+        assert_eq!(joust_crowns(MASTER, 11, 12, true), Crowns { camp: MASTER, crowns: 42 });
+        assert_eq!(joust_crowns(MASTER, 13, 0, true), Crowns { camp: OTHER, crowns: 66 });
     }
 }

@@ -9,11 +9,7 @@ use crate::knights::Knight;
 
 /// Why a deal was abandoned and the knights dealt again (same first player).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::VoidReason))]
 pub enum VoidReason {
     /// Nobody holds 12 weapons or more (B13-9).
@@ -36,11 +32,7 @@ pub struct DealtHand {
 /// Something that happened, in order. Only a deal carries hidden knights;
 /// they are blanked for each viewer who may not see them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "type", rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(tag = "type", rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Effect))]
 pub enum Effect {
     /// A joust begins (B13-8).

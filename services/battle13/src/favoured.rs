@@ -41,39 +41,19 @@ mod tests {
     use super::*;
 
     fn fam(seat: u8, family: FamilyCard) -> Call {
-        Call {
-            seat: Seat(seat),
-            card: Some(BidCard::Family { family }),
-        }
+        Call { seat: Seat(seat), card: Some(BidCard::Family { family }) }
     }
 
     #[test]
     fn b13_15_the_latest_family_card_counts() {
         let contract = Contract::new(Seat(0), 9);
-        let calls = [
-            fam(0, FamilyCard::Eagle),
-            fam(2, FamilyCard::Lion),
-            fam(0, FamilyCard::Lion),
-        ];
-        assert_eq!(
-            favouring(&calls, &contract),
-            Favouring::Stands(FamilyCard::Lion)
-        );
-        let calls = [
-            fam(0, FamilyCard::Lion),
-            fam(2, FamilyCard::Lion),
-            fam(2, FamilyCard::Wolf),
-        ];
+        let calls = [fam(0, FamilyCard::Eagle), fam(2, FamilyCard::Lion), fam(0, FamilyCard::Lion)];
+        assert_eq!(favouring(&calls, &contract), Favouring::Stands(FamilyCard::Lion));
+        let calls = [fam(0, FamilyCard::Lion), fam(2, FamilyCard::Lion), fam(2, FamilyCard::Wolf)];
         assert_eq!(favouring(&calls, &contract), Favouring::MasterChooses);
         // Opponents' family cards do not matter.
         let calls = [fam(0, FamilyCard::Neutral), fam(1, FamilyCard::Lion)];
-        assert_eq!(
-            favouring(&calls, &contract),
-            Favouring::Stands(FamilyCard::Neutral)
-        );
-        assert_eq!(
-            favouring(&[fam(2, FamilyCard::Wolf)], &contract),
-            Favouring::MasterChooses
-        );
+        assert_eq!(favouring(&calls, &contract), Favouring::Stands(FamilyCard::Neutral));
+        assert_eq!(favouring(&[fam(2, FamilyCard::Wolf)], &contract), Favouring::MasterChooses);
     }
 }

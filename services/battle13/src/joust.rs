@@ -37,11 +37,7 @@ pub(crate) enum Phase {
 
 /// What kind of decision is awaited, and from whom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Decision))]
 pub enum Decision {
     /// The opener lays their first bid card (no pass allowed, B13-10).
@@ -120,14 +116,7 @@ pub(crate) struct JoustState {
 
 impl JoustState {
     /// A joust whose deal was opened by `opener` (B13-9).
-    pub fn new(
-        number: u32,
-        deal: u32,
-        first_player: Seat,
-        dealt: [Vec<Knight>; SEATS],
-        opening: Vec<OpeningAnswer>,
-        opener: Seat,
-    ) -> Self {
+    pub fn new(number: u32, deal: u32, first_player: Seat, dealt: [Vec<Knight>; SEATS], opening: Vec<OpeningAnswer>, opener: Seat) -> Self {
         JoustState {
             number,
             deal,
@@ -150,9 +139,7 @@ impl JoustState {
     /// Whether the servant's knights are public: after the first knight of
     /// the joust is played (B13-18).
     pub fn servant_public(&self) -> bool {
-        self.tournaments
-            .first()
-            .is_some_and(|t| !t.plays.is_empty())
+        self.tournaments.first().is_some_and(|t| !t.plays.is_empty())
     }
 
     /// The servant, once there is a contract.
@@ -170,21 +157,13 @@ impl JoustState {
             Phase::Tournaments { next } => {
                 let contract = self.contract?;
                 if *next == contract.servant {
-                    return Some(Turn {
-                        seat: contract.master,
-                        decision: Decision::PlayForServant,
-                        for_seat: *next,
-                    });
+                    return Some(Turn { seat: contract.master, decision: Decision::PlayForServant, for_seat: *next });
                 }
                 (*next, Decision::Play)
             }
             Phase::Over => return None,
         };
-        Some(Turn {
-            seat,
-            decision,
-            for_seat: seat,
-        })
+        Some(Turn { seat, decision, for_seat: seat })
     }
 
     /// Every move `seat` may submit now.
@@ -203,18 +182,12 @@ impl JoustState {
                     None => Move::Pass,
                 })
                 .collect(),
-            Phase::ChoosingFamily => FamilyCard::ALL
-                .iter()
-                .map(|&family| Move::ChooseFamily { family })
-                .collect(),
+            Phase::ChoosingFamily => FamilyCard::ALL.iter().map(|&family| Move::ChooseFamily { family }).collect(),
             Phase::Chaos { .. } => vec![Move::Chaos, Move::DeclineChaos],
             Phase::Tournaments { next } => {
                 let hand = &self.held[next.index()];
                 let led = self.tournaments.last().and_then(Tournament::family_led);
-                hand.iter()
-                    .filter(|&&k| follows(hand, k, led))
-                    .map(|&knight| Move::Play { knight })
-                    .collect()
+                hand.iter().filter(|&&k| follows(hand, k, led)).map(|&knight| Move::Play { knight }).collect()
             }
             Phase::Over => Vec::new(),
         }
@@ -226,56 +199,32 @@ impl JoustState {
             return Err(MoveError::GameOver);
         };
         if turn.decision == Decision::PlayForServant && seat == turn.for_seat {
-            return Err(MoveError::rule(
-                "B13-18",
-                "the master chooses every knight the servant plays: the servant's seat cannot play",
-            ));
+            return Err(MoveError::rule("B13-18", "the master chooses every knight the servant plays: the servant's seat cannot play"));
         }
         if seat != turn.seat {
             let chaos_move = matches!(mv, Move::Chaos | Move::DeclineChaos);
-            let masters_camp = self
-                .contract
-                .is_some_and(|c| Camp::of(seat) == Camp::of(c.master));
+            let masters_camp = self.contract.is_some_and(|c| Camp::of(seat) == Camp::of(c.master));
             if matches!(self.phase, Phase::Chaos { .. }) && chaos_move && masters_camp {
-                return Err(MoveError::rule(
-                    "B13-16",
-                    "only the master's opponents decide on the Chaos card",
-                ));
+                return Err(MoveError::rule("B13-16", "only the master's opponents decide on the Chaos card"));
             }
-            return Err(MoveError::NotYourTurn {
-                seat,
-                to_move: vec![turn.seat],
-            });
+            return Err(MoveError::NotYourTurn { seat, to_move: vec![turn.seat] });
         }
         match (&self.phase, mv) {
             (Phase::Bidding(b), Move::Bid { card }) => b.check(seat, Some(*card)),
             (Phase::Bidding(b), Move::Pass) => b.check(seat, None),
-            (Phase::Bidding(_), _) => Err(MoveError::rule(
-                "B13-10",
-                "the talking rounds are on: lay a bid card or pass",
-            )),
+            (Phase::Bidding(_), _) => Err(MoveError::rule("B13-10", "the talking rounds are on: lay a bid card or pass")),
             (Phase::ChoosingFamily, Move::ChooseFamily { .. }) => Ok(()),
-            (Phase::ChoosingFamily, _) => Err(MoveError::rule(
-                "B13-15",
-                "the master must choose the favoured family (or Neutral)",
-            )),
+            (Phase::ChoosingFamily, _) => Err(MoveError::rule("B13-15", "the master must choose the favoured family (or Neutral)")),
             (Phase::Chaos { .. }, Move::Chaos | Move::DeclineChaos) => Ok(()),
-            (Phase::Chaos { .. }, _) => Err(MoveError::rule(
-                "B13-16",
-                "activate the Chaos card or decline it before the first tournament",
-            )),
+            (Phase::Chaos { .. }, _) => Err(MoveError::rule("B13-16", "activate the Chaos card or decline it before the first tournament")),
             (Phase::Tournaments { next }, Move::Play { knight }) => self.check_play(*next, *knight),
-            (Phase::Tournaments { .. }, Move::Bid { .. } | Move::Pass) => {
-                Err(MoveError::rule("B13-13", "the talking rounds are over"))
+            (Phase::Tournaments { .. }, Move::Bid { .. } | Move::Pass) => Err(MoveError::rule("B13-13", "the talking rounds are over")),
+            (Phase::Tournaments { .. }, Move::ChooseFamily { .. }) => {
+                Err(MoveError::rule("B13-15", "the favoured family is already settled"))
             }
-            (Phase::Tournaments { .. }, Move::ChooseFamily { .. }) => Err(MoveError::rule(
-                "B13-15",
-                "the favoured family is already settled",
-            )),
-            (Phase::Tournaments { .. }, Move::Chaos | Move::DeclineChaos) => Err(MoveError::rule(
-                "B13-16",
-                "the Chaos card is decided before the first tournament",
-            )),
+            (Phase::Tournaments { .. }, Move::Chaos | Move::DeclineChaos) => {
+                Err(MoveError::rule("B13-16", "the Chaos card is decided before the first tournament"))
+            }
             (Phase::Over, _) => Err(MoveError::GameOver),
         }
     }
@@ -283,30 +232,17 @@ impl JoustState {
     /// Checks that `player` may play `knight` now (B13-17, B13-18).
     fn check_play(&self, player: Seat, knight: Knight) -> Result<(), MoveError> {
         if !knight.exists() {
-            return Err(MoveError::rule(
-                "B13-1",
-                format!("there is no knight of strength {}", knight.strength),
-            ));
+            return Err(MoveError::rule("B13-1", format!("there is no knight of strength {}", knight.strength)));
         }
         let hand = &self.held[player.index()];
         if !hand.contains(&knight) {
-            let whose = if self.servant() == Some(player) {
-                "the servant does"
-            } else {
-                "you do"
-            };
-            return Err(MoveError::rule(
-                "B13-17",
-                format!("{whose} not hold the {knight}"),
-            ));
+            let whose = if self.servant() == Some(player) { "the servant does" } else { "you do" };
+            return Err(MoveError::rule("B13-17", format!("{whose} not hold the {knight}")));
         }
         let led = self.tournaments.last().and_then(Tournament::family_led);
         if !follows(hand, knight, led) {
             let led = led.map_or("", |f| f.name());
-            return Err(MoveError::rule(
-                "B13-18",
-                format!("you must follow the family led ({led})"),
-            ));
+            return Err(MoveError::rule("B13-18", format!("you must follow the family led ({led})")));
         }
         Ok(())
     }
@@ -317,10 +253,7 @@ impl JoustState {
             (Phase::Bidding(b), Move::Bid { card }) => {
                 effects.push(Effect::BidLaid { seat, card });
                 let outcome = b.record(seat, Some(card));
-                self.calls.push(Call {
-                    seat,
-                    card: Some(card),
-                });
+                self.calls.push(Call { seat, card: Some(card) });
                 self.after_call(outcome, effects)
             }
             (Phase::Bidding(b), Move::Pass) => {
@@ -348,11 +281,7 @@ impl JoustState {
                     chaos.declined.push(seat);
                 }
                 match self.contract {
-                    Some(c) if first => {
-                        self.phase = Phase::Chaos {
-                            next: second_to_decide(c.master),
-                        }
-                    }
+                    Some(c) if first => self.phase = Phase::Chaos { next: second_to_decide(c.master) },
                     _ => self.start_tournaments(),
                 }
                 JoustOutcome::Continue
@@ -388,15 +317,9 @@ impl JoustState {
     fn favour(&mut self, family: FamilyCard, chosen: bool, effects: &mut Vec<Effect>) {
         self.favoured = Some(family);
         if let Some(c) = self.contract {
-            effects.push(Effect::FamilyFavoured {
-                master: c.master,
-                family,
-                chosen,
-            });
+            effects.push(Effect::FamilyFavoured { master: c.master, family, chosen });
             self.chaos = Some(Chaos::default());
-            self.phase = Phase::Chaos {
-                next: first_to_decide(c.master),
-            };
+            self.phase = Phase::Chaos { next: first_to_decide(c.master) };
         }
     }
 
@@ -404,49 +327,26 @@ impl JoustState {
     fn start_tournaments(&mut self) {
         if let Some(c) = self.contract {
             let leader = c.master.next(SEATS);
-            self.tournaments.push(Tournament {
-                number: 1,
-                leader,
-                plays: Vec::new(),
-                winner: None,
-            });
+            self.tournaments.push(Tournament { number: 1, leader, plays: Vec::new(), winner: None });
             self.phase = Phase::Tournaments { next: leader };
         }
     }
 
     /// Plays `player`'s `knight`, chosen by `by`; closes the tournament and
     /// the joust when complete.
-    fn play(
-        &mut self,
-        player: Seat,
-        by: Seat,
-        knight: Knight,
-        effects: &mut Vec<Effect>,
-    ) -> JoustOutcome {
+    fn play(&mut self, player: Seat, by: Seat, knight: Knight, effects: &mut Vec<Effect>) -> JoustOutcome {
         let (Some(contract), Some(current)) = (self.contract, self.tournaments.last_mut()) else {
             return JoustOutcome::Continue;
         };
         self.held[player.index()].retain(|&k| k != knight);
-        current.plays.push(Play {
-            seat: player,
-            knight,
-        });
-        effects.push(Effect::KnightPlayed {
-            seat: player,
-            knight,
-            by,
-        });
+        current.plays.push(Play { seat: player, knight });
+        effects.push(Effect::KnightPlayed { seat: player, knight, by });
         if current.number == 1 && current.plays.len() == 1 {
             let servant = contract.servant;
-            effects.push(Effect::ServantRevealed {
-                servant,
-                knights: self.held[servant.index()].clone(),
-            });
+            effects.push(Effect::ServantRevealed { servant, knights: self.held[servant.index()].clone() });
         }
         if current.plays.len() < SEATS {
-            self.phase = Phase::Tournaments {
-                next: player.next(SEATS),
-            };
+            self.phase = Phase::Tournaments { next: player.next(SEATS) };
             return JoustOutcome::Continue;
         }
         let favoured = self.favoured.and_then(FamilyCard::family);
@@ -457,29 +357,15 @@ impl JoustState {
         let number = current.number;
         let camp = Camp::of(winner);
         self.won[camp.index()] += 1;
-        effects.push(Effect::TournamentWon {
-            number,
-            winner,
-            camp,
-        });
+        effects.push(Effect::TournamentWon { number, winner, camp });
         if number < TOURNAMENTS {
-            self.tournaments.push(Tournament {
-                number: number + 1,
-                leader: winner,
-                plays: Vec::new(),
-                winner: None,
-            });
+            self.tournaments.push(Tournament { number: number + 1, leader: winner, plays: Vec::new(), winner: None });
             self.phase = Phase::Tournaments { next: winner };
             return JoustOutcome::Continue;
         }
         let master_camp = Camp::of(contract.master);
         let chaos = self.chaos.as_ref().is_some_and(Chaos::is_active);
-        let crowns = joust_crowns(
-            master_camp,
-            contract.tournaments,
-            self.won[master_camp.index()],
-            chaos,
-        );
+        let crowns = joust_crowns(master_camp, contract.tournaments, self.won[master_camp.index()], chaos);
         self.crowns = Some(crowns);
         self.phase = Phase::Over;
         JoustOutcome::Scored(crowns)

@@ -13,11 +13,7 @@ pub const MAX_STRENGTH: u8 = 13;
 
 /// One of the four families of knights (B13-1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Family))]
 pub enum Family {
     /// The Eagle family.
@@ -56,11 +52,7 @@ impl fmt::Display for Family {
 // Any value can be built (a move may name a knight that does not exist):
 // the engine refuses those, see `Knight::exists`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(deny_unknown_fields))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Knight))]
 pub struct Knight {
     /// The knight's family.
@@ -113,10 +105,7 @@ pub fn weapons(knights: &[Knight]) -> u32 {
 /// order, after which seat `s` takes positions `13·s .. 13·s + 13`.
 #[must_use]
 pub fn bag() -> Vec<Knight> {
-    Family::ALL
-        .iter()
-        .flat_map(|&family| (1..=MAX_STRENGTH).map(move |s| Knight::new(family, s)))
-        .collect()
+    Family::ALL.iter().flat_map(|&family| (1..=MAX_STRENGTH).map(move |s| Knight::new(family, s))).collect()
 }
 
 /// Deals a joust (B13-7): one full shuffle of the canonical [`bag`], then
@@ -169,11 +158,7 @@ mod tests {
         sorted.dedup();
         assert_eq!(sorted.len(), 52);
         for family in Family::ALL {
-            let strengths: Vec<u8> = bag
-                .iter()
-                .filter(|k| k.family == family)
-                .map(|k| k.strength)
-                .collect();
+            let strengths: Vec<u8> = bag.iter().filter(|k| k.family == family).map(|k| k.strength).collect();
             assert_eq!(strengths, (1..=13).collect::<Vec<_>>());
         }
         assert!(!Knight::new(Family::Eagle, 0).exists());

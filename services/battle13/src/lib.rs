@@ -35,9 +35,7 @@ mod opening;
 mod tournaments;
 mod view;
 
-pub use bidding::{
-    BID_CARDS, BidCard, Call, Contract, FamilyCard, TOURNAMENTS_CARDS, WEAPONS_CARDS,
-};
+pub use bidding::{BID_CARDS, BidCard, Call, Contract, FamilyCard, TOURNAMENTS_CARDS, WEAPONS_CARDS};
 pub use chaos::Chaos;
 pub use crowns::{Camp, Crowns, bonus, joust_crowns};
 pub use effects::{DealtHand, Effect, VoidReason};

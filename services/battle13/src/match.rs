@@ -16,11 +16,7 @@ pub const TARGETS: [u32; 3] = [20, 50, 100];
 
 /// Options chosen when a match is created.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(default, deny_unknown_fields)
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(default, deny_unknown_fields))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Options))]
 pub struct Options {
     /// First player of the first joust, 0 to 3; `null` draws it from the seed (B13-8).
@@ -32,10 +28,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            first_seat: None,
-            target_crowns: TARGETS[0],
-        }
+        Options { first_seat: None, target_crowns: TARGETS[0] }
     }
 }
 
@@ -71,10 +64,7 @@ impl Game {
     /// As [`Engine::new`], and `hands` must be four hands of 13 holding each
     /// knight once.
     #[doc(hidden)]
-    pub fn with_first_deal(
-        setup: &Setup<Options>,
-        hands: [Vec<Knight>; SEATS],
-    ) -> Result<(Self, Vec<Effect>), SetupError> {
+    pub fn with_first_deal(setup: &Setup<Options>, hands: [Vec<Knight>; SEATS]) -> Result<(Self, Vec<Effect>), SetupError> {
         Self::start(setup, Some(hands))
     }
 
@@ -96,16 +86,9 @@ impl Game {
         &self.options
     }
 
-    fn start(
-        setup: &Setup<Options>,
-        first_deal: Option<[Vec<Knight>; SEATS]>,
-    ) -> Result<(Self, Vec<Effect>), SetupError> {
+    fn start(setup: &Setup<Options>, first_deal: Option<[Vec<Knight>; SEATS]>) -> Result<(Self, Vec<Effect>), SetupError> {
         if setup.players != SEATS {
-            return Err(SetupError::PlayerCount {
-                min: SEATS,
-                max: SEATS,
-                got: setup.players,
-            });
+            return Err(SetupError::PlayerCount { min: SEATS, max: SEATS, got: setup.players });
         }
         let options = setup.options.clone();
         if !TARGETS.contains(&options.target_crowns) {
@@ -115,10 +98,7 @@ impl Game {
             });
         }
         if let Some(seat) = options.first_seat.filter(|s| s.index() >= SEATS) {
-            return Err(SetupError::InvalidOption {
-                field: "first_seat",
-                reason: format!("must be a seat from 0 to 3, not {}", seat.0),
-            });
+            return Err(SetupError::InvalidOption { field: "first_seat", reason: format!("must be a seat from 0 to 3, not {}", seat.0) });
         }
         let first_deal = match first_deal {
             Some(mut hands) if is_full_deal(&hands) => {
@@ -135,19 +115,10 @@ impl Game {
         };
         let mut rng = DeckRng::new(&setup.seed);
         // First draw of the match, and only when the option leaves it open (B13-8).
-        let first = options
-            .first_seat
-            .unwrap_or_else(|| Seat(rng.below(SEATS as u32) as u8));
+        let first = options.first_seat.unwrap_or_else(|| Seat(rng.below(SEATS as u32) as u8));
         let mut effects = Vec::new();
         let joust = deal_until_opened(&mut rng, 1, first, 1, first_deal, &mut effects);
-        let game = Game {
-            options,
-            rng,
-            crowns: [0; 2],
-            history: Vec::new(),
-            joust,
-            winner: None,
-        };
+        let game = Game { options, rng, crowns: [0; 2], history: Vec::new(), joust, winner: None };
         Ok((game, effects))
     }
 
@@ -164,8 +135,7 @@ impl Game {
             // A deal from the future cannot be in this match's log: show nothing.
             return (joust, deal) < current;
         }
-        viewer.sees_private_of(seat)
-            || (self.joust.servant() == Some(seat) && self.joust.servant_public())
+        viewer.sees_private_of(seat) || (self.joust.servant() == Some(seat) && self.joust.servant_public())
     }
 }
 
@@ -181,35 +151,18 @@ fn deal_until_opened(
     effects: &mut Vec<Effect>,
 ) -> JoustState {
     if deal_no == 1 {
-        effects.push(Effect::JoustStarted {
-            joust: number,
-            first_player: first,
-        });
+        effects.push(Effect::JoustStarted { joust: number, first_player: first });
     }
     loop {
         let hands = given.take().unwrap_or_else(|| deal(rng));
-        let dealt = Seat::all(SEATS).map(|seat| DealtHand {
-            seat,
-            knights: Some(hands[seat.index()].clone()),
-        });
-        effects.push(Effect::Dealt {
-            joust: number,
-            deal: deal_no,
-            hands: dealt.collect(),
-        });
+        let dealt = Seat::all(SEATS).map(|seat| DealtHand { seat, knights: Some(hands[seat.index()].clone()) });
+        effects.push(Effect::Dealt { joust: number, deal: deal_no, hands: dealt.collect() });
         let (answers, opener) = opening_check(&hands, first);
-        effects.extend(answers.iter().map(|a| Effect::OpeningAnswered {
-            seat: a.seat,
-            twelve_weapons: a.twelve_weapons,
-        }));
+        effects.extend(answers.iter().map(|a| Effect::OpeningAnswered { seat: a.seat, twelve_weapons: a.twelve_weapons }));
         if let Some(opener) = opener {
             return JoustState::new(number, deal_no, first, hands, answers, opener);
         }
-        effects.push(Effect::DealVoided {
-            joust: number,
-            deal: deal_no,
-            reason: VoidReason::NoOpener,
-        });
+        effects.push(Effect::DealVoided { joust: number, deal: deal_no, reason: VoidReason::NoOpener });
         deal_no += 1;
     }
 }
@@ -231,15 +184,8 @@ impl Engine for Game {
 
     fn status(&self) -> Status {
         match self.winner {
-            Some(camp) => Status::Finished {
-                result: Outcome {
-                    scores: seat_scores(self.crowns),
-                    winners: camp.seats().to_vec(),
-                },
-            },
-            None => Status::InProgress {
-                to_move: self.joust.turn().map(|t| vec![t.seat]).unwrap_or_default(),
-            },
+            Some(camp) => Status::Finished { result: Outcome { scores: seat_scores(self.crowns), winners: camp.seats().to_vec() } },
+            None => Status::InProgress { to_move: self.joust.turn().map(|t| vec![t.seat]).unwrap_or_default() },
         }
     }
 
@@ -262,16 +208,10 @@ impl Engine for Game {
         match self.joust.evolve(seat, mv, &mut effects) {
             JoustOutcome::Continue => {}
             JoustOutcome::Void => {
-                let (number, deal, first) =
-                    (self.joust.number, self.joust.deal, self.joust.first_player);
-                effects.push(Effect::DealVoided {
-                    joust: number,
-                    deal,
-                    reason: VoidReason::AllPassed,
-                });
+                let (number, deal, first) = (self.joust.number, self.joust.deal, self.joust.first_player);
+                effects.push(Effect::DealVoided { joust: number, deal, reason: VoidReason::AllPassed });
                 // B13-13 clarification: deal again, same first player.
-                self.joust =
-                    deal_until_opened(&mut self.rng, number, first, deal + 1, None, &mut effects);
+                self.joust = deal_until_opened(&mut self.rng, number, first, deal + 1, None, &mut effects);
             }
             JoustOutcome::Scored(crowns) => {
                 let camp = crowns.camp;
@@ -291,20 +231,12 @@ impl Engine for Game {
                 // target before this joust: at most one camp can reach it (B13-24).
                 if self.crowns[camp.index()] >= self.options.target_crowns {
                     self.winner = Some(camp);
-                    effects.push(Effect::MatchWon {
-                        camp,
-                        winners: camp.seats().to_vec(),
-                        crowns: self.crowns.to_vec(),
-                    });
+                    effects.push(Effect::MatchWon { camp, winners: camp.seats().to_vec(), crowns: self.crowns.to_vec() });
                 } else {
                     // B13-8: the previous master starts the next joust.
-                    let first = self
-                        .joust
-                        .contract
-                        .map_or(self.joust.first_player, |c| c.master);
+                    let first = self.joust.contract.map_or(self.joust.first_player, |c| c.master);
                     let number = self.joust.number + 1;
-                    self.joust =
-                        deal_until_opened(&mut self.rng, number, first, 1, None, &mut effects);
+                    self.joust = deal_until_opened(&mut self.rng, number, first, 1, None, &mut effects);
                 }
             }
         }
@@ -324,10 +256,7 @@ impl Engine for Game {
                     .iter()
                     .map(|h| DealtHand {
                         seat: h.seat,
-                        knights: h
-                            .knights
-                            .clone()
-                            .filter(|_| self.sees_hand(viewer, *joust, *deal, h.seat)),
+                        knights: h.knights.clone().filter(|_| self.sees_hand(viewer, *joust, *deal, h.seat)),
                     })
                     .collect(),
             },

@@ -9,12 +9,7 @@ use crate::knights::Knight;
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(
-        tag = "type",
-        rename_all = "snake_case",
-        deny_unknown_fields,
-        from = "wire::MoveWire"
-    )
+    serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, from = "wire::MoveWire")
 )]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = battle13::Move))]
 pub enum Move {

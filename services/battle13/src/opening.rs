@@ -21,18 +21,12 @@ pub struct OpeningAnswer {
 
 /// The statements of the opening check from `first` clockwise, stopping at
 /// the first "yes" (only those become public), and the opener if any.
-pub(crate) fn opening_check(
-    hands: &[Vec<Knight>; SEATS],
-    first: Seat,
-) -> (Vec<OpeningAnswer>, Option<Seat>) {
+pub(crate) fn opening_check(hands: &[Vec<Knight>; SEATS], first: Seat) -> (Vec<OpeningAnswer>, Option<Seat>) {
     let mut answers = Vec::with_capacity(SEATS);
     let mut seat = first;
     for _ in 0..SEATS {
         let yes = weapons(&hands[seat.index()]) >= OPENING_WEAPONS;
-        answers.push(OpeningAnswer {
-            seat,
-            twelve_weapons: yes,
-        });
+        answers.push(OpeningAnswer { seat, twelve_weapons: yes });
         if yes {
             return (answers, Some(seat));
         }

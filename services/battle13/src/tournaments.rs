@@ -49,16 +49,8 @@ impl Tournament {
 #[must_use]
 pub fn tournament_winner(plays: &[Play], favoured: Option<Family>) -> Option<Play> {
     let led = plays.first()?.knight.family;
-    let strongest_of = |family: Family| {
-        plays
-            .iter()
-            .filter(|p| p.knight.family == family)
-            .max_by_key(|p| p.knight.strength)
-            .copied()
-    };
-    favoured
-        .and_then(strongest_of)
-        .or_else(|| strongest_of(led))
+    let strongest_of = |family: Family| plays.iter().filter(|p| p.knight.family == family).max_by_key(|p| p.knight.strength).copied();
+    favoured.and_then(strongest_of).or_else(|| strongest_of(led))
 }
 
 /// Whether a player holding `hand` may play `knight` in a tournament where
@@ -75,82 +67,40 @@ mod tests {
     use super::*;
 
     fn play(seat: u8, family: Family, strength: u8) -> Play {
-        Play {
-            seat: Seat(seat),
-            knight: Knight::new(family, strength),
-        }
+        Play { seat: Seat(seat), knight: Knight::new(family, strength) }
     }
 
     /// Worked check: Wolf favoured; Eagle 11 led; Lion 13 (no Eagle held) and
     /// two lower Eagles played → Eagle 11 wins.
     #[test]
     fn b13_19_worked_check_lion_13_off_family_cannot_win() {
-        let plays = [
-            play(0, Family::Eagle, 11),
-            play(1, Family::Lion, 13),
-            play(2, Family::Eagle, 5),
-            play(3, Family::Eagle, 9),
-        ];
-        assert_eq!(
-            tournament_winner(&plays, Some(Family::Wolf)),
-            Some(plays[0])
-        );
+        let plays = [play(0, Family::Eagle, 11), play(1, Family::Lion, 13), play(2, Family::Eagle, 5), play(3, Family::Eagle, 9)];
+        assert_eq!(tournament_winner(&plays, Some(Family::Wolf)), Some(plays[0]));
     }
 
     /// Worked check: same but Wolf 2 instead of Lion 13 → Wolf 2 wins.
     #[test]
     fn b13_19_worked_check_favoured_wolf_2_beats_the_led_eagle_11() {
-        let plays = [
-            play(0, Family::Eagle, 11),
-            play(1, Family::Wolf, 2),
-            play(2, Family::Eagle, 5),
-            play(3, Family::Eagle, 9),
-        ];
-        assert_eq!(
-            tournament_winner(&plays, Some(Family::Wolf)),
-            Some(plays[1])
-        );
+        let plays = [play(0, Family::Eagle, 11), play(1, Family::Wolf, 2), play(2, Family::Eagle, 5), play(3, Family::Eagle, 9)];
+        assert_eq!(tournament_winner(&plays, Some(Family::Wolf)), Some(plays[1]));
     }
 
     #[test]
     fn b13_19_strongest_favoured_wins_and_without_favour_the_led_family_wins() {
-        let plays = [
-            play(2, Family::Dragon, 3),
-            play(3, Family::Lion, 4),
-            play(0, Family::Lion, 12),
-            play(1, Family::Dragon, 13),
-        ];
-        assert_eq!(
-            tournament_winner(&plays, Some(Family::Lion)),
-            Some(plays[2])
-        );
+        let plays = [play(2, Family::Dragon, 3), play(3, Family::Lion, 4), play(0, Family::Lion, 12), play(1, Family::Dragon, 13)];
+        assert_eq!(tournament_winner(&plays, Some(Family::Lion)), Some(plays[2]));
         assert_eq!(tournament_winner(&plays, None), Some(plays[3]));
         // A favoured family nobody played changes nothing.
-        assert_eq!(
-            tournament_winner(&plays, Some(Family::Eagle)),
-            Some(plays[3])
-        );
+        assert_eq!(tournament_winner(&plays, Some(Family::Eagle)), Some(plays[3]));
         assert_eq!(tournament_winner(&[], None), None);
     }
 
     #[test]
     fn b13_18_follow_the_family_led_when_you_can() {
         let hand = [Knight::new(Family::Eagle, 2), Knight::new(Family::Lion, 9)];
-        assert!(!follows(
-            &hand,
-            Knight::new(Family::Lion, 9),
-            Some(Family::Eagle)
-        ));
-        assert!(follows(
-            &hand,
-            Knight::new(Family::Eagle, 2),
-            Some(Family::Eagle)
-        ));
-        assert!(follows(
-            &hand,
-            Knight::new(Family::Lion, 9),
-            Some(Family::Wolf)
-        ));
+        assert!(!follows(&hand, Knight::new(Family::Lion, 9), Some(Family::Eagle)));
+        assert!(follows(&hand, Knight::new(Family::Eagle, 2), Some(Family::Eagle)));
+        assert!(follows(&hand, Knight::new(Family::Lion, 9), Some(Family::Wolf)));
         assert!(follows(&hand, Knight::new(Family::Lion, 9), None));
     }
 }

@@ -93,19 +93,9 @@ impl View {
             seat,
             target_crowns: game.options.target_crowns,
             crowns: game.crowns.to_vec(),
-            joust: joust_view(&game.joust, |s| {
-                game.sees_hand(viewer, game.joust.number, game.joust.deal, s)
-            }),
-            history: game
-                .history
-                .iter()
-                .map(|j| joust_view(j, |_| true))
-                .collect(),
-            turn: if game.winner.is_some() {
-                None
-            } else {
-                game.joust.turn()
-            },
+            joust: joust_view(&game.joust, |s| game.sees_hand(viewer, game.joust.number, game.joust.deal, s)),
+            history: game.history.iter().map(|j| joust_view(j, |_| true)).collect(),
+            turn: if game.winner.is_some() { None } else { game.joust.turn() },
             winner: game.winner,
         }
     }

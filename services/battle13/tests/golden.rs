@@ -15,17 +15,11 @@
 
 mod common;
 
-use ludo_battle13::{
-    BidCard, Decision, Effect, Family, FamilyCard, Game, Knight, Move, Options, View,
-    tournament_winner, weapons,
-};
+use ludo_battle13::{BidCard, Decision, Effect, Family, FamilyCard, Game, Knight, Move, Options, View, tournament_winner, weapons};
 use ludo_engine::{Engine, Seat, Seed, Setup, Viewer};
 use serde_json::{Value, json};
 
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/battle13-golden.json"
-);
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/battle13-golden.json");
 
 fn family(name: &str) -> Family {
     match name {
@@ -65,31 +59,18 @@ fn move_from_json(v: &Value) -> Move {
             let card = &v["card"];
             Move::Bid {
                 card: match card["kind"].as_str().expect("kind") {
-                    "family" => BidCard::Family {
-                        family: family_card(card["family"].as_str().unwrap()),
-                    },
-                    "weapons" => BidCard::Weapons {
-                        value: int(&card["value"]),
-                    },
-                    "tournaments" => BidCard::Tournaments {
-                        value: int(&card["value"]),
-                    },
+                    "family" => BidCard::Family { family: family_card(card["family"].as_str().unwrap()) },
+                    "weapons" => BidCard::Weapons { value: int(&card["value"]) },
+                    "tournaments" => BidCard::Tournaments { value: int(&card["value"]) },
                     other => panic!("no card kind {other}"),
                 },
             }
         }
         "pass" => Move::Pass,
-        "choose_family" => Move::ChooseFamily {
-            family: family_card(v["family"].as_str().unwrap()),
-        },
+        "choose_family" => Move::ChooseFamily { family: family_card(v["family"].as_str().unwrap()) },
         "chaos" => Move::Chaos,
         "decline_chaos" => Move::DeclineChaos,
-        "play" => Move::Play {
-            knight: Knight::new(
-                family(v["knight"]["family"].as_str().unwrap()),
-                int(&v["knight"]["strength"]),
-            ),
-        },
+        "play" => Move::Play { knight: Knight::new(family(v["knight"]["family"].as_str().unwrap()), int(&v["knight"]["strength"])) },
         other => panic!("no move {other}"),
     }
 }
@@ -97,19 +78,13 @@ fn move_from_json(v: &Value) -> Move {
 /// A move in its documented JSON shape.
 fn move_to_json(mv: &Move) -> Value {
     match *mv {
-        Move::Bid {
-            card: BidCard::Family { family },
-        } => {
+        Move::Bid { card: BidCard::Family { family } } => {
             json!({"type": "bid", "card": {"kind": "family", "family": family_card_name(family)}})
         }
-        Move::Bid {
-            card: BidCard::Weapons { value },
-        } => {
+        Move::Bid { card: BidCard::Weapons { value } } => {
             json!({"type": "bid", "card": {"kind": "weapons", "value": value}})
         }
-        Move::Bid {
-            card: BidCard::Tournaments { value },
-        } => {
+        Move::Bid { card: BidCard::Tournaments { value } } => {
             json!({"type": "bid", "card": {"kind": "tournaments", "value": value}})
         }
         Move::Pass => json!({"type": "pass"}),
@@ -140,11 +115,7 @@ fn setup_from(fixture: &Value) -> Setup<Options> {
         first_seat: o["first_seat"].as_u64().map(|s| Seat(s as u8)),
         target_crowns: o["target_crowns"].as_u64().expect("target") as u32,
     };
-    Setup {
-        players: 4,
-        options,
-        seed: seed_from_hex(fixture["seed"].as_str().expect("seed")),
-    }
+    Setup { players: 4, options, seed: seed_from_hex(fixture["seed"].as_str().expect("seed")) }
 }
 
 /// Each finished joust's figures, as the fixture records them.
@@ -172,8 +143,7 @@ fn joust_figures(view: &View) -> Value {
 
 #[test]
 fn the_golden_match_replays_to_the_recorded_crowns_and_winners() {
-    let fixture: Value =
-        serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).expect("json");
+    let fixture: Value = serde_json::from_str(&std::fs::read_to_string(FIXTURE).expect("fixture")).expect("json");
     assert_eq!(fixture["ruleset"], Game::RULESET);
     let setup = setup_from(&fixture);
     let (mut game, _) = Game::new(&setup).expect("set-up");
@@ -182,11 +152,7 @@ fn the_golden_match_replays_to_the_recorded_crowns_and_winners() {
         let seat = Seat(int(&record["seat"]));
         let mv = move_from_json(&record["move"]);
         #[cfg(feature = "serde")]
-        assert_eq!(
-            serde_json::from_value::<Move>(record["move"].clone()).unwrap(),
-            mv,
-            "move {i}"
-        );
+        assert_eq!(serde_json::from_value::<Move>(record["move"].clone()).unwrap(), mv, "move {i}");
         assert_eq!(move_to_json(&mv), record["move"], "move {i} reads back");
         if let Err(err) = game.apply(seat, &mv) {
             panic!("move {i} ({record}) refused: {err}");
@@ -200,10 +166,7 @@ fn the_golden_match_replays_to_the_recorded_crowns_and_winners() {
         ludo_engine::Status::Finished { result } => result,
         other => panic!("the golden match is not over: {other:?}"),
     };
-    assert_eq!(
-        json!(result.winners.iter().map(|s| s.0).collect::<Vec<_>>()),
-        expected["winners"]
-    );
+    assert_eq!(json!(result.winners.iter().map(|s| s.0).collect::<Vec<_>>()), expected["winners"]);
     assert_eq!(json!(result.scores), expected["scores"]);
 }
 
@@ -214,22 +177,12 @@ fn the_golden_match_replays_to_the_recorded_crowns_and_winners() {
 fn bot_move(game: &Game) -> (Seat, Move) {
     let view = game.view(Viewer::Omniscient);
     let turn = view.turn.expect("a turn");
-    let hand = view.joust.hands[turn.for_seat.index()]
-        .held
-        .clone()
-        .unwrap();
+    let hand = view.joust.hands[turn.for_seat.index()].held.clone().unwrap();
     let legal = game.legal_moves(turn.seat);
-    let longest = Family::ALL
-        .into_iter()
-        .max_by_key(|&f| hand.iter().filter(|k| k.family == f).count())
-        .unwrap();
+    let longest = Family::ALL.into_iter().max_by_key(|&f| hand.iter().filter(|k| k.family == f).count()).unwrap();
     let w = weapons(&view.joust.hands[turn.seat.index()].dealt.clone().unwrap());
     let mv = match turn.decision {
-        Decision::OpenBidding => Move::Bid {
-            card: BidCard::Family {
-                family: longest.into(),
-            },
-        },
+        Decision::OpenBidding => Move::Bid { card: BidCard::Family { family: longest.into() } },
         Decision::Bid => {
             let highest = view
                 .joust
@@ -242,19 +195,9 @@ fn bot_move(game: &Game) -> (Seat, Move) {
                 .max()
                 .unwrap_or(6);
             let estimate = (5 + w / 3).min(13) as u8;
-            let tournaments = Move::Bid {
-                card: BidCard::Tournaments { value: highest + 1 },
-            };
-            let weapons_card = ludo_battle13::WEAPONS_CARDS
-                .iter()
-                .rev()
-                .find(|&&v| u32::from(v) <= w.max(6))
-                .copied();
-            let weapons_move = Move::Bid {
-                card: BidCard::Weapons {
-                    value: weapons_card.unwrap_or(6),
-                },
-            };
+            let tournaments = Move::Bid { card: BidCard::Tournaments { value: highest + 1 } };
+            let weapons_card = ludo_battle13::WEAPONS_CARDS.iter().rev().find(|&&v| u32::from(v) <= w.max(6)).copied();
+            let weapons_move = Move::Bid { card: BidCard::Weapons { value: weapons_card.unwrap_or(6) } };
             if highest < estimate && legal.contains(&tournaments) {
                 tournaments
             } else if legal.contains(&weapons_move) && w >= 9 {
@@ -263,16 +206,10 @@ fn bot_move(game: &Game) -> (Seat, Move) {
                 Move::Pass
             }
         }
-        Decision::ChooseFamily => Move::ChooseFamily {
-            family: longest.into(),
-        },
+        Decision::ChooseFamily => Move::ChooseFamily { family: longest.into() },
         Decision::Chaos => {
             let contract = view.joust.contract.unwrap().tournaments;
-            if contract >= 10 && w >= 11 {
-                Move::Chaos
-            } else {
-                Move::DeclineChaos
-            }
+            if contract >= 10 && w >= 11 { Move::Chaos } else { Move::DeclineChaos }
         }
         Decision::Play | Decision::PlayForServant => {
             let t = view.joust.tournaments.last().unwrap();
@@ -285,25 +222,15 @@ fn bot_move(game: &Game) -> (Seat, Move) {
                 })
                 .collect();
             let chosen = if t.plays.is_empty() {
-                *knights
-                    .iter()
-                    .filter(|k| k.family == longest)
-                    .max()
-                    .unwrap_or(knights.last().unwrap())
+                *knights.iter().filter(|k| k.family == longest).max().unwrap_or(knights.last().unwrap())
             } else {
                 let wins = |k: &Knight| {
                     let mut plays = t.plays.clone();
-                    plays.push(ludo_battle13::Play {
-                        seat: turn.for_seat,
-                        knight: *k,
-                    });
+                    plays.push(ludo_battle13::Play { seat: turn.for_seat, knight: *k });
                     tournament_winner(&plays, favoured).unwrap().seat == turn.for_seat
                 };
-                let cheapest =
-                    |ks: Vec<Knight>| ks.into_iter().min_by_key(|k| (k.strength, k.family));
-                cheapest(knights.iter().copied().filter(wins).collect())
-                    .or_else(|| cheapest(knights.clone()))
-                    .unwrap()
+                let cheapest = |ks: Vec<Knight>| ks.into_iter().min_by_key(|k| (k.strength, k.family));
+                cheapest(knights.iter().copied().filter(wins).collect()).or_else(|| cheapest(knights.clone())).unwrap()
             };
             Move::Play { knight: chosen }
         }
@@ -317,12 +244,8 @@ fn bot_move(game: &Game) -> (Seat, Move) {
 #[ignore = "makes the golden record; run by hand"]
 fn make_golden_record() {
     let seed_hex = std::env::var("GOLDEN_SEED").unwrap_or_else(|_| "b13".repeat(21) + "7");
-    let target: u32 = std::env::var("GOLDEN_TARGET")
-        .ok()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or(50);
-    let fixture =
-        json!({"seed": seed_hex, "options": {"first_seat": null, "target_crowns": target}});
+    let target: u32 = std::env::var("GOLDEN_TARGET").ok().and_then(|t| t.parse().ok()).unwrap_or(50);
+    let fixture = json!({"seed": seed_hex, "options": {"first_seat": null, "target_crowns": target}});
     let setup = setup_from(&fixture);
     let (mut game, _) = Game::new(&setup).unwrap();
     let mut moves = Vec::new();
@@ -333,9 +256,7 @@ fn make_golden_record() {
         moves.push(json!({"seat": seat.0, "move": move_to_json(&mv)}));
     }
     let view = game.view(Viewer::Spectator);
-    let ludo_engine::Status::Finished { result } = game.status() else {
-        unreachable!()
-    };
+    let ludo_engine::Status::Finished { result } = game.status() else { unreachable!() };
     let record = json!({
         "ruleset": Game::RULESET,
         "seed": seed_hex,
@@ -348,15 +269,8 @@ fn make_golden_record() {
             "scores": result.scores,
         },
     });
-    let voids = effects
-        .iter()
-        .filter(|e| matches!(e, Effect::DealVoided { .. }))
-        .count();
-    eprintln!(
-        "{} moves, {} jousts, {voids} void deals",
-        moves.len(),
-        view.history.len()
-    );
+    let voids = effects.iter().filter(|e| matches!(e, Effect::DealVoided { .. })).count();
+    eprintln!("{} moves, {} jousts, {voids} void deals", moves.len(), view.history.len());
     if std::env::var("RECORD_GOLDEN").is_ok() {
         println!("{}", serde_json::to_string(&record).unwrap());
     }

@@ -16,37 +16,15 @@ fn parse(v: Value) -> Move {
 #[test]
 fn moves_have_the_documented_shapes() {
     let cases = [
-        (
-            json!({"type": "bid", "card": {"kind": "family", "family": "eagle"}}),
-            family_card(FamilyCard::Eagle),
-        ),
-        (
-            json!({"type": "bid", "card": {"kind": "family", "family": "neutral"}}),
-            family_card(FamilyCard::Neutral),
-        ),
-        (
-            json!({"type": "bid", "card": {"kind": "weapons", "value": 25}}),
-            weapons_card(25),
-        ),
-        (
-            json!({"type": "bid", "card": {"kind": "tournaments", "value": 7}}),
-            tournaments(7),
-        ),
+        (json!({"type": "bid", "card": {"kind": "family", "family": "eagle"}}), family_card(FamilyCard::Eagle)),
+        (json!({"type": "bid", "card": {"kind": "family", "family": "neutral"}}), family_card(FamilyCard::Neutral)),
+        (json!({"type": "bid", "card": {"kind": "weapons", "value": 25}}), weapons_card(25)),
+        (json!({"type": "bid", "card": {"kind": "tournaments", "value": 7}}), tournaments(7)),
         (json!({"type": "pass"}), Move::Pass),
-        (
-            json!({"type": "choose_family", "family": "lion"}),
-            Move::ChooseFamily {
-                family: FamilyCard::Lion,
-            },
-        ),
+        (json!({"type": "choose_family", "family": "lion"}), Move::ChooseFamily { family: FamilyCard::Lion }),
         (json!({"type": "chaos"}), Move::Chaos),
         (json!({"type": "decline_chaos"}), Move::DeclineChaos),
-        (
-            json!({"type": "play", "knight": {"family": "eagle", "strength": 11}}),
-            Move::Play {
-                knight: Knight::new(Family::Eagle, 11),
-            },
-        ),
+        (json!({"type": "play", "knight": {"family": "eagle", "strength": 11}}), Move::Play { knight: Knight::new(Family::Eagle, 11) }),
     ];
     for (json, mv) in cases {
         assert_eq!(parse(json.clone()), mv);
@@ -64,58 +42,31 @@ fn moves_with_unknown_fields_or_values_do_not_parse() {
         json!({"type": "bid", "card": {"kind": "tournaments", "value": -1}}),
         json!({"type": "surrender"}),
     ] {
-        assert!(
-            serde_json::from_value::<Move>(bad.clone()).is_err(),
-            "{bad} parsed"
-        );
+        assert!(serde_json::from_value::<Move>(bad.clone()).is_err(), "{bad} parsed");
     }
     // Values outside the rules parse but are refused by the engine (B13-3).
-    assert_eq!(
-        parse(json!({"type": "bid", "card": {"kind": "weapons", "value": 7}})),
-        weapons_card(7)
-    );
+    assert_eq!(parse(json!({"type": "bid", "card": {"kind": "weapons", "value": 7}})), weapons_card(7));
 }
 
 #[test]
 fn options_default_and_refuse_unknown_fields() {
     let o: Options = serde_json::from_value(json!({})).unwrap();
     assert_eq!(o, Options::default());
-    assert_eq!(
-        serde_json::to_value(&o).unwrap(),
-        json!({"first_seat": null, "target_crowns": 20})
-    );
+    assert_eq!(serde_json::to_value(&o).unwrap(), json!({"first_seat": null, "target_crowns": 20}));
     let o: Options = serde_json::from_value(json!({"first_seat": 2, "target_crowns": 50})).unwrap();
-    assert_eq!(
-        o,
-        Options {
-            first_seat: Some(Seat(2)),
-            target_crowns: 50
-        }
-    );
+    assert_eq!(o, Options { first_seat: Some(Seat(2)), target_crowns: 50 });
     assert!(serde_json::from_value::<Options>(json!({"target": 50})).is_err());
 }
 
 #[test]
 fn effects_are_tagged_by_type_and_redacted_deals_carry_nulls() {
     let (g, effects) = game(EAGLE_WALL, 0);
-    let shown: Vec<Value> = effects
-        .iter()
-        .map(|e| serde_json::to_value(g.redact(e, Viewer::Seat(Seat(1)))).unwrap())
-        .collect();
-    assert_eq!(
-        shown[0],
-        json!({"type": "joust_started", "joust": 1, "first_player": 0})
-    );
+    let shown: Vec<Value> = effects.iter().map(|e| serde_json::to_value(g.redact(e, Viewer::Seat(Seat(1)))).unwrap()).collect();
+    assert_eq!(shown[0], json!({"type": "joust_started", "joust": 1, "first_player": 0}));
     assert_eq!(shown[1]["type"], "dealt");
     assert_eq!(shown[1]["hands"][0], json!({"seat": 0, "knights": null}));
-    assert_eq!(
-        shown[1]["hands"][1]["knights"][0],
-        json!({"family": "wolf", "strength": 1})
-    );
-    assert_eq!(
-        shown[2],
-        json!({"type": "opening_answered", "seat": 0, "twelve_weapons": false})
-    );
+    assert_eq!(shown[1]["hands"][1]["knights"][0], json!({"family": "wolf", "strength": 1}));
+    assert_eq!(shown[2], json!({"type": "opening_answered", "seat": 0, "twelve_weapons": false}));
     for e in &effects {
         let back: Effect = serde_json::from_value(serde_json::to_value(e).unwrap()).unwrap();
         assert_eq!(&back, e);
@@ -131,29 +82,14 @@ fn a_view_round_trips_and_reads_well() {
     let json = serde_json::to_value(&view).unwrap();
     let back: View = serde_json::from_value(json.clone()).unwrap();
     assert_eq!(back, view);
-    assert_eq!(
-        json["turn"],
-        json!({"seat": 3, "decision": "play_for_servant", "for_seat": 1})
-    );
-    assert_eq!(
-        json["joust"]["contract"],
-        json!({"master": 3, "servant": 1, "tournaments": 7})
-    );
+    assert_eq!(json["turn"], json!({"seat": 3, "decision": "play_for_servant", "for_seat": 1}));
+    assert_eq!(json["joust"]["contract"], json!({"master": 3, "servant": 1, "tournaments": 7}));
     assert_eq!(json["joust"]["favoured"], "wolf");
-    assert_eq!(
-        json["joust"]["calls"][0],
-        json!({"seat": 3, "card": {"kind": "tournaments", "value": 7}})
-    );
+    assert_eq!(json["joust"]["calls"][0], json!({"seat": 3, "card": {"kind": "tournaments", "value": 7}}));
     assert_eq!(json["joust"]["hands"][0]["held"], Value::Null);
     assert_eq!(json["joust"]["hands"][0]["held_count"], 12);
-    assert_eq!(
-        json["joust"]["chaos"],
-        json!({"declined": [0, 2], "activated_by": null})
-    );
-    assert!(
-        json["joust"]["hands"][1]["held"].is_array(),
-        "the servant is public"
-    );
+    assert_eq!(json["joust"]["chaos"], json!({"declined": [0, 2], "activated_by": null}));
+    assert!(json["joust"]["hands"][1]["held"].is_array(), "the servant is public");
     assert_eq!(json["crowns"], json!([0, 0]));
     let _: BidCard = serde_json::from_value(json!({"kind": "family", "family": "dragon"})).unwrap();
 }
@@ -189,12 +125,9 @@ mod schema {
                     for (name, prop) in props {
                         // A nullable reference carries its description on the reference.
                         let described = prop.get("description").is_some()
-                            || prop["oneOf"]
-                                .as_array()
-                                .is_some_and(|o| o.iter().any(|s| s.get("description").is_some()));
+                            || prop["oneOf"].as_array().is_some_and(|o| o.iter().any(|s| s.get("description").is_some()));
                         // The tag of a tagged enum is described by its variant.
-                        let tag = (name == "type" || name == "kind")
-                            && prop["enum"].as_array().is_some_and(|e| e.len() == 1);
+                        let tag = (name == "type" || name == "kind") && prop["enum"].as_array().is_some_and(|e| e.len() == 1);
                         if !described && !tag {
                             out.push(format!("{path}.{name}"));
                         }
@@ -217,9 +150,7 @@ mod schema {
     fn every_schema_and_field_is_described() {
         let components = components();
         let schemas = components["schemas"].as_object().expect("schemas");
-        for name in [
-            "Options", "Move", "View", "Effect", "Knight", "BidCard", "Joust", "Contract", "Turn",
-        ] {
+        for name in ["Options", "Move", "View", "Effect", "Knight", "BidCard", "Joust", "Contract", "Turn"] {
             let name = format!("battle13.{name}");
             assert!(schemas.contains_key(&name), "no schema {name}");
         }
@@ -230,18 +161,13 @@ mod schema {
             }
             undescribed(name, schema, &mut missing);
         }
-        assert!(
-            missing.is_empty(),
-            "fields without a description: {missing:#?}"
-        );
+        assert!(missing.is_empty(), "fields without a description: {missing:#?}");
     }
 
     #[test]
     fn moves_are_a_tagged_one_of() {
         let components = components();
-        let one_of = components["schemas"]["battle13.Move"]["oneOf"]
-            .as_array()
-            .expect("oneOf");
+        let one_of = components["schemas"]["battle13.Move"]["oneOf"].as_array().expect("oneOf");
         assert_eq!(one_of.len(), 6);
         assert_eq!(Game::KIND, "battle13");
     }

@@ -13,10 +13,7 @@ const MATCHES: u64 = 150;
 const MAX_MOVES: usize = 1_000_000;
 
 fn names() -> Vec<String> {
-    ["North", "East", "South", "West"]
-        .iter()
-        .map(|&n| n.to_owned())
-        .collect()
+    ["North", "East", "South", "West"].iter().map(|&n| n.to_owned()).collect()
 }
 
 fn variant(effect: &Effect) -> &'static str {
@@ -56,10 +53,7 @@ fn check_deal(game: &Game, effect: &Effect, viewer: Viewer, names: &[String]) ->
         match (&hand.knights, &shown.knights) {
             (Some(_), None) => {
                 hid = true;
-                assert!(
-                    !told.contains(&got),
-                    "{viewer:?} reads a hidden hand: {told}"
-                );
+                assert!(!told.contains(&got), "{viewer:?} reads a hidden hand: {told}");
             }
             (_, Some(_)) => assert!(told.contains(&got), "a visible hand is not told: {told}"),
             (None, None) => {}
@@ -67,10 +61,7 @@ fn check_deal(game: &Game, effect: &Effect, viewer: Viewer, names: &[String]) ->
     }
     if shown.iter().all(|h| h.knights.is_none()) {
         for family in Family::ALL {
-            assert!(
-                !told.contains(family.name()),
-                "{viewer:?} reads a knight in {told}"
-            );
+            assert!(!told.contains(family.name()), "{viewer:?} reads a knight in {told}");
         }
     }
     hid
@@ -79,23 +70,16 @@ fn check_deal(game: &Game, effect: &Effect, viewer: Viewer, names: &[String]) ->
 fn check(game: &Game, effect: &Effect, names: &[String]) -> usize {
     let named = Game::narrate(effect, names);
     assert!(!named.trim().is_empty(), "empty narration of {effect:?}");
-    assert!(
-        !named.contains("seat "),
-        "a seat at the table was not named: {named}"
-    );
+    assert!(!named.contains("seat "), "a seat at the table was not named: {named}");
     assert!(!Game::narrate(effect, &[]).trim().is_empty());
     let redacted = game.redact(effect, Viewer::Spectator);
     if redacted == *effect {
         assert_eq!(Game::narrate(&redacted, names), named);
     }
-    [
-        Viewer::Spectator,
-        Viewer::Seat(Seat(0)),
-        Viewer::Seat(Seat(3)),
-    ]
-    .into_iter()
-    .filter(|&viewer| check_deal(game, effect, viewer, names))
-    .count()
+    [Viewer::Spectator, Viewer::Seat(Seat(0)), Viewer::Seat(Seat(3))]
+        .into_iter()
+        .filter(|&viewer| check_deal(game, effect, viewer, names))
+        .count()
 }
 
 #[test]
@@ -104,11 +88,7 @@ fn every_effect_of_random_matches_narrates_without_leaking_knights() {
     let mut seen = BTreeSet::new();
     let mut hidden = 0;
     for n in 0..MATCHES {
-        let setup = Setup {
-            players: 4,
-            options: Options::default(),
-            seed: test_seed(n),
-        };
+        let setup = Setup { players: 4, options: Options::default(), seed: test_seed(n) };
         random_playout::<Game>(&setup, n, MAX_MOVES, |game, step| {
             let effects = match step {
                 Some(step) => step.effects.clone(),
@@ -120,13 +100,6 @@ fn every_effect_of_random_matches_narrates_without_leaking_knights() {
             }
         });
     }
-    assert!(
-        hidden > 0,
-        "no deal was ever hidden: the leak check checked nothing"
-    );
-    assert_eq!(
-        seen.len(),
-        15,
-        "random matches should show every kind of effect: {seen:?}"
-    );
+    assert!(hidden > 0, "no deal was ever hidden: the leak check checked nothing");
+    assert_eq!(seen.len(), 15, "random matches should show every kind of effect: {seen:?}");
 }

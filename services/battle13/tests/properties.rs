@@ -7,10 +7,7 @@
 
 mod common;
 
-use ludo_battle13::{
-    BidCard, Camp, Effect, Family, FamilyCard, Game, Joust, Knight, Move, Options, Tournament,
-    View, bag,
-};
+use ludo_battle13::{BidCard, Camp, Effect, Family, FamilyCard, Game, Joust, Knight, Move, Options, Tournament, View, bag};
 use ludo_engine::testkit::{Step, random_playout, test_seed};
 use ludo_engine::{DeckRng, Engine, MoveError, Seat, Setup, Viewer};
 
@@ -22,14 +19,7 @@ const LONG_MATCHES: u64 = 200;
 fn setup(n: u64, target: u32) -> Setup<Options> {
     // Half the matches draw the first seat from the seed.
     let first_seat = n.is_multiple_of(2).then_some(Seat((n / 2 % 4) as u8));
-    Setup {
-        players: 4,
-        options: Options {
-            first_seat,
-            target_crowns: target,
-        },
-        seed: test_seed(n),
-    }
+    Setup { players: 4, options: Options { first_seat, target_crowns: target }, seed: test_seed(n) }
 }
 
 fn sorted(mut knights: Vec<Knight>) -> Vec<Knight> {
@@ -38,10 +28,7 @@ fn sorted(mut knights: Vec<Knight>) -> Vec<Knight> {
 }
 
 fn played(tournaments: &[Tournament]) -> Vec<Knight> {
-    tournaments
-        .iter()
-        .flat_map(|t| t.plays.iter().map(|p| p.knight))
-        .collect()
+    tournaments.iter().flat_map(|t| t.plays.iter().map(|p| p.knight)).collect()
 }
 
 /// The 52 knights are all in hands or played, each once, in every joust.
@@ -56,12 +43,7 @@ fn check_conservation(view: &View) {
         all.extend(held);
         dealt.extend(h.dealt.clone().expect("omniscient"));
     }
-    assert_eq!(
-        sorted(all),
-        bag(),
-        "knights not conserved in joust {}",
-        joust.number
-    );
+    assert_eq!(sorted(all), bag(), "knights not conserved in joust {}", joust.number);
     assert_eq!(sorted(dealt), bag());
     assert!(joust.tournaments.len() <= 13);
     for t in &joust.tournaments {
@@ -69,26 +51,10 @@ fn check_conservation(view: &View) {
         assert_eq!(t.winner.is_some(), t.plays.len() == 4);
     }
     for past in &view.history {
-        assert_eq!(
-            past.tournaments.len(),
-            13,
-            "joust {} played {} tournaments",
-            past.number,
-            past.tournaments.len()
-        );
-        assert!(
-            past.tournaments
-                .iter()
-                .all(|t| t.plays.len() == 4 && t.winner.is_some())
-        );
+        assert_eq!(past.tournaments.len(), 13, "joust {} played {} tournaments", past.number, past.tournaments.len());
+        assert!(past.tournaments.iter().all(|t| t.plays.len() == 4 && t.winner.is_some()));
         assert_eq!(sorted(played(&past.tournaments)), bag());
-        assert_eq!(
-            past.tournaments_won
-                .iter()
-                .map(|&w| u32::from(w))
-                .sum::<u32>(),
-            13
-        );
+        assert_eq!(past.tournaments_won.iter().map(|&w| u32::from(w)).sum::<u32>(), 13);
     }
 }
 
@@ -107,15 +73,8 @@ fn winner(t: &Tournament, favoured: Option<FamilyCard>) -> Seat {
         FamilyCard::Neutral => None,
     };
     let led = t.plays[0].knight.family;
-    let family = favoured
-        .filter(|f| t.plays.iter().any(|p| p.knight.family == *f))
-        .unwrap_or(led);
-    t.plays
-        .iter()
-        .filter(|p| p.knight.family == family)
-        .max_by_key(|p| p.knight.strength)
-        .unwrap()
-        .seat
+    let family = favoured.filter(|f| t.plays.iter().any(|p| p.knight.family == *f)).unwrap_or(led);
+    t.plays.iter().filter(|p| p.knight.family == family).max_by_key(|p| p.knight.strength).unwrap().seat
 }
 
 /// Crowns of a finished joust recomputed from its record (B13-21 … B13-23):
@@ -127,13 +86,7 @@ fn recount(joust: &Joust) -> (usize, u32) {
     let mut won = [0u8; 2];
     for t in &joust.tournaments {
         let w = winner(t, joust.favoured);
-        assert_eq!(
-            t.winner,
-            Some(w),
-            "tournament {} of joust {}",
-            t.number,
-            joust.number
-        );
+        assert_eq!(t.winner, Some(w), "tournament {} of joust {}", t.number, joust.number);
         won[usize::from(w.0 % 2)] += 1;
     }
     assert_eq!(joust.tournaments_won, won.to_vec());
@@ -147,14 +100,8 @@ fn recount(joust: &Joust) -> (usize, u32) {
         })
         .max()
         .unwrap();
-    assert_eq!(
-        (highest.0, highest.1),
-        (contract.tournaments, contract.master)
-    );
-    let chaos = joust
-        .chaos
-        .as_ref()
-        .is_some_and(|c| c.activated_by.is_some());
+    assert_eq!((highest.0, highest.1), (contract.tournaments, contract.master));
+    let chaos = joust.chaos.as_ref().is_some_and(|c| c.activated_by.is_some());
     let (c, w) = (contract.tournaments, won[master_camp]);
     let b = bonus(c);
     if w >= c {
@@ -173,12 +120,7 @@ fn check_crowns(view: &View) {
         assert_eq!(joust.number as usize, i + 1);
         let (camp, crowns) = recount(joust);
         let got = joust.crowns.expect("scored");
-        assert_eq!(
-            (got.camp, got.crowns),
-            (Camp(camp as u8), crowns),
-            "joust {}",
-            joust.number
-        );
+        assert_eq!((got.camp, got.crowns), (Camp(camp as u8), crowns), "joust {}", joust.number);
         totals[camp] += crowns;
         // Before the last joust, nobody had reached the target.
         if i + 1 < view.history.len() {
@@ -220,11 +162,7 @@ fn seat_after(seat: Seat, steps: u8) -> Seat {
 /// B13-18).
 fn check_joust_rules(joust: &Joust) {
     let n = joust.number;
-    let dealt: Vec<Vec<Knight>> = joust
-        .hands
-        .iter()
-        .map(|h| h.dealt.clone().expect("finished jousts are public"))
-        .collect();
+    let dealt: Vec<Vec<Knight>> = joust.hands.iter().map(|h| h.dealt.clone().expect("finished jousts are public")).collect();
     // B13-9: from the first player clockwise up to the first "yes".
     let mut expected = Vec::new();
     for i in 0..4 {
@@ -235,17 +173,9 @@ fn check_joust_rules(joust: &Joust) {
             break;
         }
     }
-    let answers: Vec<(Seat, bool)> = joust
-        .opening
-        .iter()
-        .map(|a| (a.seat, a.twelve_weapons))
-        .collect();
+    let answers: Vec<(Seat, bool)> = joust.opening.iter().map(|a| (a.seat, a.twelve_weapons)).collect();
     assert_eq!(answers, expected, "opening check of joust {n}");
-    assert_eq!(
-        expected.last(),
-        Some(&(joust.opener, true)),
-        "opener of joust {n}"
-    );
+    assert_eq!(expected.last(), Some(&(joust.opener, true)), "opener of joust {n}");
     // B13-10 … B13-13: clockwise from the opener, who lays a card; rising
     // tournaments cards; each card once per seat; the talking rounds end
     // exactly at the third pass in a row after a tournaments card, and never
@@ -254,39 +184,23 @@ fn check_joust_rules(joust: &Joust) {
     let mut passes = 0;
     let mut laid: Vec<(Seat, BidCard)> = Vec::new();
     for (i, call) in joust.calls.iter().enumerate() {
-        assert_eq!(
-            call.seat,
-            seat_after(joust.opener, (i % 4) as u8),
-            "joust {n} call {i}"
-        );
+        assert_eq!(call.seat, seat_after(joust.opener, (i % 4) as u8), "joust {n} call {i}");
         assert!(i > 0 || call.card.is_some(), "joust {n}: the opener passed");
-        assert!(
-            !(passes >= 3 && highest.is_some()) && passes < 4,
-            "joust {n}: the talking rounds should have ended before call {i}"
-        );
+        assert!(!(passes >= 3 && highest.is_some()) && passes < 4, "joust {n}: the talking rounds should have ended before call {i}");
         match call.card {
             None => passes += 1,
             Some(card) => {
                 passes = 0;
-                assert!(
-                    !laid.contains(&(call.seat, card)),
-                    "joust {n}: {card:?} laid twice"
-                );
+                assert!(!laid.contains(&(call.seat, card)), "joust {n}: {card:?} laid twice");
                 laid.push((call.seat, card));
                 if let BidCard::Tournaments { value } = card {
-                    assert!(
-                        highest.is_none_or(|(h, _)| value > h),
-                        "joust {n}: {value} not rising"
-                    );
+                    assert!(highest.is_none_or(|(h, _)| value > h), "joust {n}: {value} not rising");
                     highest = Some((value, call.seat));
                 }
             }
         }
     }
-    assert!(
-        passes == 3 && highest.is_some(),
-        "joust {n}: the talking rounds did not end"
-    );
+    assert!(passes == 3 && highest.is_some(), "joust {n}: the talking rounds did not end");
     // B13-14.
     let (value, master) = highest.unwrap();
     let contract = joust.contract.expect("contract");
@@ -310,11 +224,7 @@ fn check_joust_rules(joust: &Joust) {
     let order = [seat_after(master, 1), seat_after(master, 3)];
     let decided = chaos.declined.len() + usize::from(chaos.activated_by.is_some());
     assert!((1..=2).contains(&decided), "joust {n}: chaos {chaos:?}");
-    assert_eq!(
-        chaos.declined,
-        order[..chaos.declined.len()],
-        "joust {n}: chaos order"
-    );
+    assert_eq!(chaos.declined, order[..chaos.declined.len()], "joust {n}: chaos order");
     if let Some(seat) = chaos.activated_by {
         assert_eq!(seat, order[chaos.declined.len()], "joust {n}: chaos order");
     } else {
@@ -351,11 +261,7 @@ fn check_rules(view: &View) {
         let next = view.history.get(i + 1).unwrap_or(&view.joust);
         if next.number != joust.number {
             let master = joust.contract.expect("contract").master;
-            assert_eq!(
-                next.first_player, master,
-                "first player of joust {}",
-                next.number
-            );
+            assert_eq!(next.first_player, master, "first player of joust {}", next.number);
         }
     }
 }
@@ -363,11 +269,7 @@ fn check_rules(view: &View) {
 /// Whether `viewer` may see `seat`'s knights of the current deal, decided
 /// here from public facts rather than by the engine.
 fn may_see(omni: &View, viewer: Viewer, seat: Seat) -> bool {
-    let servant_public = omni
-        .joust
-        .tournaments
-        .first()
-        .is_some_and(|t| !t.plays.is_empty());
+    let servant_public = omni.joust.tournaments.first().is_some_and(|t| !t.plays.is_empty());
     let servant = omni.joust.contract.map(|c| c.servant);
     match viewer {
         _ if omni.winner.is_some() => true,
@@ -377,33 +279,21 @@ fn may_see(omni: &View, viewer: Viewer, seat: Seat) -> bool {
     }
 }
 
-const VIEWERS: [Viewer; 5] = [
-    Viewer::Seat(Seat(0)),
-    Viewer::Seat(Seat(1)),
-    Viewer::Seat(Seat(2)),
-    Viewer::Seat(Seat(3)),
-    Viewer::Spectator,
-];
+const VIEWERS: [Viewer; 5] =
+    [Viewer::Seat(Seat(0)), Viewer::Seat(Seat(1)), Viewer::Seat(Seat(2)), Viewer::Seat(Seat(3)), Viewer::Spectator];
 
 /// No view shows a knight its viewer may not see; the visible ones are right.
 fn check_views(game: &Game, omni: &View) {
     for viewer in VIEWERS {
         let view = game.view(viewer);
-        assert_eq!(
-            view.joust.tournaments, omni.joust.tournaments,
-            "played knights are public"
-        );
+        assert_eq!(view.joust.tournaments, omni.joust.tournaments, "played knights are public");
         assert_eq!(view.history, omni.history, "finished jousts are public");
         for (h, o) in view.joust.hands.iter().zip(&omni.joust.hands) {
             assert_eq!(h.held_count, o.held_count);
             if may_see(omni, viewer, h.seat) {
                 assert_eq!((&h.held, &h.dealt), (&o.held, &o.dealt));
             } else {
-                assert!(
-                    h.held.is_none() && h.dealt.is_none(),
-                    "{viewer:?} sees {:?}",
-                    h.seat
-                );
+                assert!(h.held.is_none() && h.dealt.is_none(), "{viewer:?} sees {:?}", h.seat);
             }
         }
     }
@@ -421,11 +311,7 @@ fn check_effects(game: &Game, omni: &View, effects: &[Effect]) {
                     for (h, f) in hands.iter().zip(full) {
                         let visible = (*joust, *deal) < current || may_see(omni, viewer, h.seat);
                         let expect = if visible { f.knights.clone() } else { None };
-                        assert_eq!(
-                            h.knights, expect,
-                            "{viewer:?}, deal {joust}/{deal}, {:?}",
-                            h.seat
-                        );
+                        assert_eq!(h.knights, expect, "{viewer:?}, deal {joust}/{deal}, {:?}", h.seat);
                     }
                 }
                 _ => assert_eq!(&redacted, effect),
@@ -440,10 +326,7 @@ fn check_step(game: &Game, effects: &[Effect]) {
     check_conservation(&omni);
     check_views(game, &omni);
     check_effects(game, &omni, effects);
-    if effects
-        .iter()
-        .any(|e| matches!(e, Effect::JoustScored { .. }))
-    {
+    if effects.iter().any(|e| matches!(e, Effect::JoustScored { .. })) {
         check_crowns(&omni);
         check_rules(&omni);
     }
@@ -451,19 +334,11 @@ fn check_step(game: &Game, effects: &[Effect]) {
 
 fn run(n: u64, target: u32) -> usize {
     let setup = setup(n, target);
-    let playout = random_playout::<Game>(
-        &setup,
-        n,
-        1_000_000,
-        |game, step: Option<&Step<Game>>| match step {
-            Some(step) => check_step(game, &step.effects),
-            None => check_step(game, &Game::new(&setup).unwrap().1),
-        },
-    );
-    assert!(
-        playout.state.status().is_finished(),
-        "match {n} did not end"
-    );
+    let playout = random_playout::<Game>(&setup, n, 1_000_000, |game, step: Option<&Step<Game>>| match step {
+        Some(step) => check_step(game, &step.effects),
+        None => check_step(game, &Game::new(&setup).unwrap().1),
+    });
+    assert!(playout.state.status().is_finished(), "match {n} did not end");
     let omni = playout.state.view(Viewer::Omniscient);
     check_crowns(&omni);
     check_rules(&omni);
@@ -481,10 +356,7 @@ fn random_matches_to_20_keep_every_invariant_and_end() {
 fn random_matches_to_100_keep_every_invariant_and_end() {
     let jousts: usize = (0..LONG_MATCHES).map(|n| run(10_000 + n, 100)).sum();
     eprintln!("{LONG_MATCHES} matches to 100 crowns: {jousts} jousts");
-    assert!(
-        jousts as u64 > LONG_MATCHES * 2,
-        "long matches should take several jousts"
-    );
+    assert!(jousts as u64 > LONG_MATCHES * 2, "long matches should take several jousts");
 }
 
 /// Random matches driven by the pass-often chooser, each state probed with every move value.
@@ -493,21 +365,13 @@ const PASS_OFTEN_MATCHES: u64 = 120;
 /// A coarse name for the path an effect shows the match took.
 fn effect_kind(effect: &Effect) -> &'static str {
     match effect {
-        Effect::DealVoided {
-            reason: ludo_battle13::VoidReason::NoOpener,
-            ..
-        } => "void:no_opener",
-        Effect::DealVoided {
-            reason: ludo_battle13::VoidReason::AllPassed,
-            ..
-        } => "void:all_passed",
+        Effect::DealVoided { reason: ludo_battle13::VoidReason::NoOpener, .. } => "void:no_opener",
+        Effect::DealVoided { reason: ludo_battle13::VoidReason::AllPassed, .. } => "void:all_passed",
         Effect::FamilyFavoured { chosen: true, .. } => "favoured:chosen",
         Effect::FamilyFavoured { chosen: false, .. } => "favoured:stood",
         Effect::ChaosActivated { .. } => "chaos:activated",
         Effect::ChaosDeclined { .. } => "chaos:declined",
-        Effect::JoustScored {
-            contract, crowns, ..
-        } if Camp::of(contract.master) == crowns.camp => "made",
+        Effect::JoustScored { contract, crowns, .. } if Camp::of(contract.master) == crowns.camp => "made",
         Effect::JoustScored { .. } => "failed",
         Effect::MatchWon { .. } => "match_won",
         _ => "other",
@@ -518,24 +382,16 @@ fn effect_kind(effect: &Effect) -> &'static str {
 fn every_move() -> Vec<Move> {
     let mut moves = vec![Move::Pass, Move::Chaos, Move::DeclineChaos];
     for family in FamilyCard::ALL {
-        moves.push(Move::Bid {
-            card: BidCard::Family { family },
-        });
+        moves.push(Move::Bid { card: BidCard::Family { family } });
         moves.push(Move::ChooseFamily { family });
     }
     for value in [0, 6, 7, 9, 12, 13, 15, 18, 21, 25, 26, 255] {
-        moves.push(Move::Bid {
-            card: BidCard::Weapons { value },
-        });
-        moves.push(Move::Bid {
-            card: BidCard::Tournaments { value },
-        });
+        moves.push(Move::Bid { card: BidCard::Weapons { value } });
+        moves.push(Move::Bid { card: BidCard::Tournaments { value } });
     }
     for family in Family::ALL {
         for strength in 0..=14 {
-            moves.push(Move::Play {
-                knight: Knight::new(family, strength),
-            });
+            moves.push(Move::Play { knight: Knight::new(family, strength) });
         }
     }
     moves
@@ -565,10 +421,7 @@ fn every_move_value_is_accepted_iff_listed_and_refusals_change_nothing() {
                                 assert!(legal.contains(mv), "{seat} {mv:?} accepted but not listed")
                             }
                             Err(err) => {
-                                assert!(
-                                    !legal.contains(mv),
-                                    "{seat} {mv:?} listed but refused: {err}"
-                                );
+                                assert!(!legal.contains(mv), "{seat} {mv:?} listed but refused: {err}");
                                 assert_eq!(probe, game, "refused {mv:?} changed the state");
                                 if let MoveError::Rule { rule, reason } = &err {
                                     assert!(rule.starts_with("B13-") && !reason.is_empty());
@@ -581,11 +434,7 @@ fn every_move_value_is_accepted_iff_listed_and_refusals_change_nothing() {
             let seat = game.status().to_move()[0];
             let legal = game.legal_moves(seat);
             let pass_often = legal.contains(&Move::Pass) && chooser.below(3) > 0;
-            let mv = if pass_often {
-                Move::Pass
-            } else {
-                legal[chooser.below(legal.len() as u32) as usize]
-            };
+            let mv = if pass_often { Move::Pass } else { legal[chooser.below(legal.len() as u32) as usize] };
             let effects = game.apply(seat, &mv).unwrap();
             check_step(&game, &effects);
             seen.extend(effects.iter().map(effect_kind));
@@ -595,10 +444,7 @@ fn every_move_value_is_accepted_iff_listed_and_refusals_change_nothing() {
         check_rules(&game.view(Viewer::Omniscient));
     }
     eprintln!("{PASS_OFTEN_MATCHES} pass-often matches to 50 crowns: {jousts} jousts");
-    assert!(
-        jousts as u64 > 2 * PASS_OFTEN_MATCHES,
-        "the pass-often chooser should give several jousts per match"
-    );
+    assert!(jousts as u64 > 2 * PASS_OFTEN_MATCHES, "the pass-often chooser should give several jousts per match");
     // Every path of the rules was taken at least once.
     for kind in [
         "void:no_opener",

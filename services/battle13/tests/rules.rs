@@ -5,8 +5,7 @@ mod common;
 
 use common::*;
 use ludo_battle13::{
-    BidCard, Call, Camp, Chaos, Contract, Crowns, Decision, Effect, Family, FamilyCard, Game,
-    Knight, Move, Options, VoidReason, bag,
+    BidCard, Call, Camp, Chaos, Contract, Crowns, Decision, Effect, Family, FamilyCard, Game, Knight, Move, Options, VoidReason, bag,
 };
 use ludo_engine::{DeckRng, Engine, MoveError, Seat, SetupError, Status, Viewer};
 
@@ -17,11 +16,7 @@ fn dealt_hands(effects: &[Effect]) -> Vec<Deal> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::Dealt { joust, deal, hands } => Some((
-                *joust,
-                *deal,
-                hands.iter().map(|h| h.knights.clone()).collect(),
-            )),
+            Effect::Dealt { joust, deal, hands } => Some((*joust, *deal, hands.iter().map(|h| h.knights.clone()).collect())),
             _ => None,
         })
         .collect()
@@ -31,10 +26,7 @@ fn openings(effects: &[Effect]) -> Vec<(u8, bool)> {
     effects
         .iter()
         .filter_map(|e| match e {
-            Effect::OpeningAnswered {
-                seat,
-                twelve_weapons,
-            } => Some((seat.0, *twelve_weapons)),
+            Effect::OpeningAnswered { seat, twelve_weapons } => Some((seat.0, *twelve_weapons)),
             _ => None,
         })
         .collect()
@@ -46,22 +38,8 @@ fn openings(effects: &[Effect]) -> Vec<(u8, bool)> {
 fn b13_1_a_knight_that_does_not_exist_is_refused() {
     let (mut g, _) = game(WORKED, 3);
     to_tournaments(&mut g, 3, 7, FamilyCard::Wolf, false);
-    refused(
-        &mut g,
-        0,
-        Move::Play {
-            knight: Knight::new(Family::Eagle, 14),
-        },
-        "B13-1",
-    );
-    refused(
-        &mut g,
-        0,
-        Move::Play {
-            knight: Knight::new(Family::Eagle, 0),
-        },
-        "B13-1",
-    );
+    refused(&mut g, 0, Move::Play { knight: Knight::new(Family::Eagle, 14) }, "B13-1");
+    refused(&mut g, 0, Move::Play { knight: Knight::new(Family::Eagle, 0) }, "B13-1");
 }
 
 #[test]
@@ -82,17 +60,9 @@ fn b13_2_exactly_12_weapons_open_and_11_do_not() {
     assert_eq!(openings(&effects)[0], (0, true));
     // Seat 0 with E13 E12 E11 (9) + W11 (2) = 11 weapons says no; seat 1 (W13 W12 W10 E10 = 9) no,
     // seat 2 and 3 (10) no: redeal.
-    let specs = [
-        "E11-13 E1-6 W11 W1 W2 W3",
-        "E7-10 W4-10 W12 W13",
-        "D1-13",
-        "L1-13",
-    ];
+    let specs = ["E11-13 E1-6 W11 W1 W2 W3", "E7-10 W4-10 W12 W13", "D1-13", "L1-13"];
     let (_, effects) = game(specs, 0);
-    assert_eq!(
-        openings(&effects)[..4],
-        [(0, false), (1, false), (2, false), (3, false)]
-    );
+    assert_eq!(openings(&effects)[..4], [(0, false), (1, false), (2, false), (3, false)]);
 }
 
 #[test]
@@ -111,26 +81,14 @@ fn b13_3_bid_cards_that_do_not_exist_are_refused() {
 fn b13_4_the_single_chaos_card_once_activated_ends_the_decision() {
     let (mut g, _) = game(EAGLE_WALL, 2);
     bid_contract(&mut g, 0, 7);
-    ok(
-        &mut g,
-        0,
-        Move::ChooseFamily {
-            family: FamilyCard::Eagle,
-        },
-    );
+    ok(&mut g, 0, Move::ChooseFamily { family: FamilyCard::Eagle });
     let effects = ok(&mut g, 1, Move::Chaos);
     assert!(effects.contains(&Effect::ChaosActivated { seat: Seat(1) }));
     // Seat 3 gets no say: the tournaments begin with the master's left.
     assert_eq!(decision(&g), Decision::Play);
     assert_eq!(to_move(&g), Seat(1));
     refused(&mut g, 1, Move::Chaos, "B13-16");
-    assert_eq!(
-        omni(&g).joust.chaos,
-        Some(Chaos {
-            declined: vec![],
-            activated_by: Some(Seat(1))
-        })
-    );
+    assert_eq!(omni(&g).joust.chaos, Some(Chaos { declined: vec![], activated_by: Some(Seat(1)) }));
 }
 
 // ---------------------------------------------------------------- seats and camps
@@ -142,26 +100,11 @@ fn b13_5_partners_sit_opposite_and_win_together() {
     to_tournaments(&mut g, 1, 13, FamilyCard::Eagle, false);
     let effects = play_out_joust(&mut g);
     let scored = effects.iter().find_map(|e| match e {
-        Effect::JoustScored {
-            crowns,
-            tournaments_won,
-            ..
-        } => Some((*crowns, tournaments_won.clone())),
+        Effect::JoustScored { crowns, tournaments_won, .. } => Some((*crowns, tournaments_won.clone())),
         _ => None,
     });
-    assert_eq!(
-        scored,
-        Some((
-            Crowns {
-                camp: Camp(0),
-                crowns: 20
-            },
-            vec![13, 0]
-        ))
-    );
-    let Status::Finished { result } = g.status() else {
-        panic!("20 crowns reach the target")
-    };
+    assert_eq!(scored, Some((Crowns { camp: Camp(0), crowns: 20 }, vec![13, 0])));
+    let Status::Finished { result } = g.status() else { panic!("20 crowns reach the target") };
     assert_eq!(result.winners, vec![Seat(0), Seat(2)]);
     assert_eq!(result.scores, vec![20, 0, 20, 0]);
 }
@@ -185,14 +128,7 @@ fn b13_6_target_is_20_50_or_100_and_defaults_to_20() {
     for players in [3, 5] {
         let mut s = setup(1, None, 20);
         s.players = players;
-        assert_eq!(
-            Game::new(&s).unwrap_err(),
-            SetupError::PlayerCount {
-                min: 4,
-                max: 4,
-                got: players
-            }
-        );
+        assert_eq!(Game::new(&s).unwrap_err(), SetupError::PlayerCount { min: 4, max: 4, got: players });
     }
 }
 
@@ -201,20 +137,11 @@ fn b13_6_target_is_20_50_or_100_and_defaults_to_20() {
 #[test]
 fn b13_7_the_deal_is_private_to_each_seat() {
     let (g, effects) = Game::new(&setup(3, Some(0), 20)).unwrap();
-    let dealt = effects
-        .iter()
-        .find(|e| matches!(e, Effect::Dealt { .. }))
-        .unwrap();
+    let dealt = effects.iter().find(|e| matches!(e, Effect::Dealt { .. })).unwrap();
     for seat in 0..4u8 {
-        let Effect::Dealt { hands, .. } = g.redact(dealt, Viewer::Seat(Seat(seat))) else {
-            unreachable!()
-        };
+        let Effect::Dealt { hands, .. } = g.redact(dealt, Viewer::Seat(Seat(seat))) else { unreachable!() };
         for h in hands {
-            assert_eq!(
-                h.knights.is_some(),
-                h.seat == Seat(seat),
-                "seat {seat} sees {h:?}"
-            );
+            assert_eq!(h.knights.is_some(), h.seat == Seat(seat), "seat {seat} sees {h:?}");
             if let Some(k) = h.knights {
                 assert_eq!(k.len(), 13);
             }
@@ -225,9 +152,7 @@ fn b13_7_the_deal_is_private_to_each_seat() {
             assert_eq!(h.held_count, 13);
         }
     }
-    let Effect::Dealt { hands, .. } = g.redact(dealt, Viewer::Spectator) else {
-        unreachable!()
-    };
+    let Effect::Dealt { hands, .. } = g.redact(dealt, Viewer::Spectator) else { unreachable!() };
     assert!(hands.iter().all(|h| h.knights.is_none()));
 }
 
@@ -238,13 +163,7 @@ fn b13_7_deals_follow_the_documented_draw_order() {
     let (_, effects) = Game::new(&s).unwrap();
     let mut rng = DeckRng::new(&s.seed);
     let first = Seat(rng.below(4) as u8);
-    assert_eq!(
-        effects[0],
-        Effect::JoustStarted {
-            joust: 1,
-            first_player: first
-        }
-    );
+    assert_eq!(effects[0], Effect::JoustStarted { joust: 1, first_player: first });
     for (_, _, hands) in dealt_hands(&effects) {
         let mut bag = bag();
         rng.shuffle(&mut bag);
@@ -259,13 +178,7 @@ fn b13_7_deals_follow_the_documented_draw_order() {
 #[test]
 fn b13_8_first_seat_option_or_drawn_then_the_previous_master() {
     let (g, effects) = game(EAGLE_WALL, 1);
-    assert_eq!(
-        effects[0],
-        Effect::JoustStarted {
-            joust: 1,
-            first_player: Seat(1)
-        }
-    );
+    assert_eq!(effects[0], Effect::JoustStarted { joust: 1, first_player: Seat(1) });
     assert_eq!(omni(&g).joust.first_player, Seat(1));
     // Drawn from the seed when not given: several seeds reach every seat.
     let drawn: std::collections::BTreeSet<u8> = (0..40)
@@ -279,10 +192,7 @@ fn b13_8_first_seat_option_or_drawn_then_the_previous_master() {
     let (mut g, _) = game_to(EAGLE_WALL, 2, 100);
     to_tournaments(&mut g, 0, 7, FamilyCard::Eagle, false);
     let effects = play_out_joust(&mut g);
-    assert!(effects.contains(&Effect::JoustStarted {
-        joust: 2,
-        first_player: Seat(0)
-    }));
+    assert!(effects.contains(&Effect::JoustStarted { joust: 2, first_player: Seat(0) }));
     assert_eq!(omni(&g).joust.first_player, Seat(0));
 }
 
@@ -313,31 +223,15 @@ fn b13_9_a_later_seat_with_12_weapons_is_never_asked() {
 #[test]
 fn b13_9_nobody_with_12_weapons_means_a_redeal_with_the_same_first_player() {
     let (g, effects) = game(NO_OPENER, 3);
-    assert_eq!(
-        &openings(&effects)[..4],
-        [(3, false), (0, false), (1, false), (2, false)]
-    );
-    assert!(effects.contains(&Effect::DealVoided {
-        joust: 1,
-        deal: 1,
-        reason: VoidReason::NoOpener
-    }));
+    assert_eq!(&openings(&effects)[..4], [(3, false), (0, false), (1, false), (2, false)]);
+    assert!(effects.contains(&Effect::DealVoided { joust: 1, deal: 1, reason: VoidReason::NoOpener }));
     let deals = dealt_hands(&effects);
     assert!(deals.len() >= 2);
     assert_eq!((deals[1].0, deals[1].1), (1, 2));
     // Every deal's answers start again from the first player.
-    let starts: Vec<usize> = effects
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e, Effect::Dealt { .. }))
-        .map(|(i, _)| i + 1)
-        .collect();
+    let starts: Vec<usize> = effects.iter().enumerate().filter(|(_, e)| matches!(e, Effect::Dealt { .. })).map(|(i, _)| i + 1).collect();
     for i in starts {
-        assert!(
-            matches!(effects[i], Effect::OpeningAnswered { seat: Seat(3), .. }),
-            "{:?}",
-            effects[i]
-        );
+        assert!(matches!(effects[i], Effect::OpeningAnswered { seat: Seat(3), .. }), "{:?}", effects[i]);
     }
     let view = omni(&g);
     assert_eq!(view.joust.first_player, Seat(3));
@@ -366,10 +260,7 @@ fn b13_10_the_opener_must_lay_a_card_then_a_pass_is_not_final() {
     // Moves of another phase are refused with the bidding rule.
     refused(&mut g, 0, play("E1"), "B13-10");
     refused(&mut g, 0, Move::Chaos, "B13-10");
-    assert!(matches!(
-        g.apply(Seat(1), &Move::Pass),
-        Err(MoveError::NotYourTurn { .. })
-    ));
+    assert!(matches!(g.apply(Seat(1), &Move::Pass), Err(MoveError::NotYourTurn { .. })));
 }
 
 #[test]
@@ -402,28 +293,11 @@ fn b13_12_each_bid_card_is_laid_once_and_stays_public() {
     assert_eq!(
         calls,
         vec![
-            Call {
-                seat: Seat(2),
-                card: w18
-            },
-            Call {
-                seat: Seat(3),
-                card: w18
-            },
-            Call {
-                seat: Seat(0),
-                card: None
-            },
-            Call {
-                seat: Seat(1),
-                card: None
-            },
-            Call {
-                seat: Seat(2),
-                card: Some(BidCard::Family {
-                    family: FamilyCard::Neutral
-                })
-            },
+            Call { seat: Seat(2), card: w18 },
+            Call { seat: Seat(3), card: w18 },
+            Call { seat: Seat(0), card: None },
+            Call { seat: Seat(1), card: None },
+            Call { seat: Seat(2), card: Some(BidCard::Family { family: FamilyCard::Neutral }) },
         ]
     );
 }
@@ -438,13 +312,7 @@ fn b13_12_bid_cards_come_back_for_the_next_joust() {
     for seat in [3, 0, 1] {
         ok(&mut g, seat, Move::Pass);
     }
-    ok(
-        &mut g,
-        2,
-        Move::ChooseFamily {
-            family: FamilyCard::Eagle,
-        },
-    );
+    ok(&mut g, 2, Move::ChooseFamily { family: FamilyCard::Eagle });
     ok(&mut g, 3, Move::DeclineChaos);
     ok(&mut g, 1, Move::DeclineChaos);
     play_out_joust(&mut g);
@@ -466,9 +334,7 @@ fn b13_13_three_passes_after_a_tournaments_card_end_the_bidding() {
     ok(&mut g, 3, Move::Pass);
     ok(&mut g, 0, Move::Pass);
     let effects = ok(&mut g, 1, Move::Pass);
-    assert!(effects.contains(&Effect::BiddingEnded {
-        contract: Contract::new(Seat(2), 7)
-    }));
+    assert!(effects.contains(&Effect::BiddingEnded { contract: Contract::new(Seat(2), 7) }));
     assert_eq!(decision(&g), Decision::ChooseFamily);
 }
 
@@ -491,9 +357,7 @@ fn b13_13_only_passes_after_the_last_card_count_toward_the_three() {
     ok(&mut g, 2, Move::Pass);
     assert_eq!((to_move(&g), decision(&g)), (Seat(3), Decision::Bid));
     let effects = ok(&mut g, 3, Move::Pass);
-    assert!(effects.contains(&Effect::BiddingEnded {
-        contract: Contract::new(Seat(1), 7)
-    }));
+    assert!(effects.contains(&Effect::BiddingEnded { contract: Contract::new(Seat(1), 7) }));
 }
 
 #[test]
@@ -504,28 +368,10 @@ fn b13_13_four_passes_without_a_tournaments_card_void_the_joust() {
         ok(&mut g, seat, Move::Pass);
     }
     let effects = ok(&mut g, 2, Move::Pass);
-    assert_eq!(
-        effects[1],
-        Effect::DealVoided {
-            joust: 1,
-            deal: 1,
-            reason: VoidReason::AllPassed
-        }
-    );
-    assert!(matches!(
-        effects[2],
-        Effect::Dealt {
-            joust: 1,
-            deal: 2,
-            ..
-        }
-    ));
+    assert_eq!(effects[1], Effect::DealVoided { joust: 1, deal: 1, reason: VoidReason::AllPassed });
+    assert!(matches!(effects[2], Effect::Dealt { joust: 1, deal: 2, .. }));
     // The same first player (seat 0) is asked first again.
-    assert!(
-        matches!(effects[3], Effect::OpeningAnswered { seat: Seat(0), .. }),
-        "{:?}",
-        effects[3]
-    );
+    assert!(matches!(effects[3], Effect::OpeningAnswered { seat: Seat(0), .. }), "{:?}", effects[3]);
     let view = omni(&g);
     assert_eq!((view.joust.number, view.joust.first_player), (1, Seat(0)));
     assert!(view.joust.deal >= 2);
@@ -543,11 +389,7 @@ fn b13_14_the_highest_tournaments_card_makes_the_master_and_the_contract() {
     ok(&mut g, 3, Move::Pass);
     ok(&mut g, 0, Move::Pass);
     let effects = ok(&mut g, 1, Move::Pass);
-    let contract = Contract {
-        master: Seat(3),
-        servant: Seat(1),
-        tournaments: 9,
-    };
+    let contract = Contract { master: Seat(3), servant: Seat(1), tournaments: 9 };
     assert_eq!(effects[1], Effect::BiddingEnded { contract });
     assert_eq!(g.view(Viewer::Spectator).joust.contract, Some(contract));
 }
@@ -561,30 +403,9 @@ fn b13_15_a_master_without_family_card_chooses_one_now() {
     assert_eq!(decision(&g), Decision::ChooseFamily);
     assert_eq!(g.legal_moves(Seat(0)).len(), 5);
     refused(&mut g, 0, Move::DeclineChaos, "B13-15");
-    assert!(matches!(
-        g.apply(
-            Seat(2),
-            &Move::ChooseFamily {
-                family: FamilyCard::Lion
-            }
-        ),
-        Err(MoveError::NotYourTurn { .. })
-    ));
-    let effects = ok(
-        &mut g,
-        0,
-        Move::ChooseFamily {
-            family: FamilyCard::Lion,
-        },
-    );
-    assert_eq!(
-        effects[0],
-        Effect::FamilyFavoured {
-            master: Seat(0),
-            family: FamilyCard::Lion,
-            chosen: true
-        }
-    );
+    assert!(matches!(g.apply(Seat(2), &Move::ChooseFamily { family: FamilyCard::Lion }), Err(MoveError::NotYourTurn { .. })));
+    let effects = ok(&mut g, 0, Move::ChooseFamily { family: FamilyCard::Lion });
+    assert_eq!(effects[0], Effect::FamilyFavoured { master: Seat(0), family: FamilyCard::Lion, chosen: true });
     assert_eq!(omni(&g).joust.favoured, Some(FamilyCard::Lion));
 }
 
@@ -602,13 +423,7 @@ fn b13_15_differing_latest_family_cards_let_the_master_change() {
         ok(&mut g, seat, Move::Pass);
     }
     assert_eq!(decision(&g), Decision::ChooseFamily);
-    ok(
-        &mut g,
-        0,
-        Move::ChooseFamily {
-            family: FamilyCard::Wolf,
-        },
-    );
+    ok(&mut g, 0, Move::ChooseFamily { family: FamilyCard::Wolf });
     assert_eq!(omni(&g).joust.favoured, Some(FamilyCard::Wolf));
 }
 
@@ -629,20 +444,9 @@ fn b13_15_otherwise_the_masters_latest_family_card_stands_without_asking() {
     ok(&mut g, 1, Move::Pass);
     ok(&mut g, 2, Move::Pass);
     let effects = ok(&mut g, 3, Move::Pass);
-    assert!(effects.contains(&Effect::FamilyFavoured {
-        master: Seat(0),
-        family: FamilyCard::Eagle,
-        chosen: false
-    }));
+    assert!(effects.contains(&Effect::FamilyFavoured { master: Seat(0), family: FamilyCard::Eagle, chosen: false }));
     assert_eq!(decision(&g), Decision::Chaos);
-    refused(
-        &mut g,
-        1,
-        Move::ChooseFamily {
-            family: FamilyCard::Lion,
-        },
-        "B13-16",
-    );
+    refused(&mut g, 1, Move::ChooseFamily { family: FamilyCard::Lion }, "B13-16");
 }
 
 #[test]
@@ -656,36 +460,12 @@ fn b13_15_neutral_and_a_family_card_differ_so_the_master_chooses() {
     for seat in [3, 0, 1] {
         ok(&mut g, seat, Move::Pass);
     }
-    assert_eq!(
-        (to_move(&g), decision(&g)),
-        (Seat(2), Decision::ChooseFamily)
-    );
-    let effects = ok(
-        &mut g,
-        2,
-        Move::ChooseFamily {
-            family: FamilyCard::Eagle,
-        },
-    );
-    assert_eq!(
-        effects[0],
-        Effect::FamilyFavoured {
-            master: Seat(2),
-            family: FamilyCard::Eagle,
-            chosen: true
-        }
-    );
+    assert_eq!((to_move(&g), decision(&g)), (Seat(2), Decision::ChooseFamily));
+    let effects = ok(&mut g, 2, Move::ChooseFamily { family: FamilyCard::Eagle });
+    assert_eq!(effects[0], Effect::FamilyFavoured { master: Seat(2), family: FamilyCard::Eagle, chosen: true });
     // One last change only: the Chaos decision follows.
     assert_eq!((to_move(&g), decision(&g)), (Seat(3), Decision::Chaos));
-    assert!(matches!(
-        g.apply(
-            Seat(2),
-            &Move::ChooseFamily {
-                family: FamilyCard::Lion
-            }
-        ),
-        Err(MoveError::NotYourTurn { .. })
-    ));
+    assert!(matches!(g.apply(Seat(2), &Move::ChooseFamily { family: FamilyCard::Lion }), Err(MoveError::NotYourTurn { .. })));
 }
 
 #[test]
@@ -698,11 +478,7 @@ fn b13_15_neutral_favours_no_family() {
     ok(&mut g, 0, play("W13")); // the master plays the servant's Wolf 13
     ok(&mut g, 3, play("L13"));
     let effects = ok(&mut g, 0, play("E13"));
-    assert!(effects.contains(&Effect::TournamentWon {
-        number: 1,
-        winner: Seat(2),
-        camp: Camp(0)
-    }));
+    assert!(effects.contains(&Effect::TournamentWon { number: 1, winner: Seat(2), camp: Camp(0) }));
 }
 
 // ---------------------------------------------------------------- chaos
@@ -711,18 +487,9 @@ fn b13_15_neutral_favours_no_family() {
 fn b13_16_the_masters_left_decides_first_then_the_right() {
     let (mut g, _) = game(EAGLE_WALL, 2);
     bid_contract(&mut g, 0, 7);
-    ok(
-        &mut g,
-        0,
-        Move::ChooseFamily {
-            family: FamilyCard::Eagle,
-        },
-    );
+    ok(&mut g, 0, Move::ChooseFamily { family: FamilyCard::Eagle });
     assert_eq!((to_move(&g), decision(&g)), (Seat(1), Decision::Chaos));
-    assert!(matches!(
-        g.apply(Seat(3), &Move::Chaos),
-        Err(MoveError::NotYourTurn { .. })
-    ));
+    assert!(matches!(g.apply(Seat(3), &Move::Chaos), Err(MoveError::NotYourTurn { .. })));
     refused(&mut g, 0, Move::Chaos, "B13-16");
     refused(&mut g, 2, Move::DeclineChaos, "B13-16");
     refused(&mut g, 1, play("W1"), "B13-16");
@@ -730,13 +497,7 @@ fn b13_16_the_masters_left_decides_first_then_the_right() {
     assert_eq!(to_move(&g), Seat(3));
     let effects = ok(&mut g, 3, Move::Chaos);
     assert_eq!(effects, vec![Effect::ChaosActivated { seat: Seat(3) }]);
-    assert_eq!(
-        omni(&g).joust.chaos,
-        Some(Chaos {
-            declined: vec![Seat(1)],
-            activated_by: Some(Seat(3))
-        })
-    );
+    assert_eq!(omni(&g).joust.chaos, Some(Chaos { declined: vec![Seat(1)], activated_by: Some(Seat(3)) }));
 }
 
 #[test]
@@ -744,13 +505,7 @@ fn b13_16_both_opponents_may_decline() {
     let (mut g, _) = game(EAGLE_WALL, 2);
     to_tournaments(&mut g, 0, 7, FamilyCard::Eagle, false);
     let chaos = omni(&g).joust.chaos.unwrap();
-    assert_eq!(
-        chaos,
-        Chaos {
-            declined: vec![Seat(1), Seat(3)],
-            activated_by: None
-        }
-    );
+    assert_eq!(chaos, Chaos { declined: vec![Seat(1), Seat(3)], activated_by: None });
     assert_eq!(decision(&g), Decision::Play);
 }
 
@@ -771,11 +526,7 @@ fn b13_17_thirteen_tournaments_led_first_by_the_masters_left_then_by_each_winner
     for t in &joust.tournaments {
         let seats: Vec<u8> = t.plays.iter().map(|p| p.seat.0).collect();
         let l = t.leader.0;
-        assert_eq!(
-            seats,
-            [l, (l + 1) % 4, (l + 2) % 4, (l + 3) % 4],
-            "clockwise from the leader"
-        );
+        assert_eq!(seats, [l, (l + 1) % 4, (l + 2) % 4, (l + 3) % 4], "clockwise from the leader");
     }
 }
 
@@ -788,11 +539,7 @@ fn b13_18_follow_the_family_led() {
     // Seat 2 holds Eagles: no Dragon now.
     refused(&mut g, 2, play("D13"), "B13-18");
     let legal = g.legal_moves(Seat(2));
-    assert!(
-        legal
-            .iter()
-            .all(|m| matches!(m, Move::Play { knight } if knight.family == Family::Eagle))
-    );
+    assert!(legal.iter().all(|m| matches!(m, Move::Play { knight } if knight.family == Family::Eagle)));
     assert_eq!(legal.len(), 5);
 }
 
@@ -802,50 +549,22 @@ fn b13_18_the_servant_is_revealed_and_played_by_the_master() {
     to_tournaments(&mut g, 3, 7, FamilyCard::Wolf, false);
     assert!(g.view(Viewer::Spectator).joust.hands[1].held.is_none());
     let effects = ok(&mut g, 0, play("E11"));
-    assert_eq!(
-        effects[1],
-        Effect::ServantRevealed {
-            servant: Seat(1),
-            knights: knights("W2-13 L13")
-        }
-    );
+    assert_eq!(effects[1], Effect::ServantRevealed { servant: Seat(1), knights: knights("W2-13 L13") });
     // Everyone now sees the servant's knights.
-    for viewer in [
-        Viewer::Spectator,
-        Viewer::Seat(Seat(0)),
-        Viewer::Seat(Seat(2)),
-    ] {
-        assert_eq!(
-            g.view(viewer).joust.hands[1].held,
-            Some(knights("W2-13 L13"))
-        );
+    for viewer in [Viewer::Spectator, Viewer::Seat(Seat(0)), Viewer::Seat(Seat(2))] {
+        assert_eq!(g.view(viewer).joust.hands[1].held, Some(knights("W2-13 L13")));
     }
     // The master is to move for the servant; the servant's seat cannot play.
-    assert_eq!(
-        g.status(),
-        Status::InProgress {
-            to_move: vec![Seat(3)]
-        }
-    );
+    assert_eq!(g.status(), Status::InProgress { to_move: vec![Seat(3)] });
     let turn = g.view(Viewer::Seat(Seat(3))).turn.unwrap();
-    assert_eq!(
-        (turn.seat, turn.decision, turn.for_seat),
-        (Seat(3), Decision::PlayForServant, Seat(1))
-    );
+    assert_eq!((turn.seat, turn.decision, turn.for_seat), (Seat(3), Decision::PlayForServant, Seat(1)));
     refused(&mut g, 1, play("L13"), "B13-18");
     assert!(g.legal_moves(Seat(1)).is_empty());
     // The servant has no Eagle: any of its 13 knights; the master's own are refused.
     assert_eq!(g.legal_moves(Seat(3)).len(), 13);
     refused(&mut g, 3, play("E9"), "B13-17");
     let effects = ok(&mut g, 3, play("W2"));
-    assert_eq!(
-        effects[0],
-        Effect::KnightPlayed {
-            seat: Seat(1),
-            knight: k("W2"),
-            by: Seat(3)
-        }
-    );
+    assert_eq!(effects[0], Effect::KnightPlayed { seat: Seat(1), knight: k("W2"), by: Seat(3) });
     // Then the master plays their own knights on their own turn.
     ok(&mut g, 2, play("E5"));
     refused(&mut g, 3, play("W13"), "B13-17");
@@ -868,25 +587,12 @@ fn b13_17_after_the_servant_wins_the_servants_seat_leads_and_the_master_plays_fo
     assert_eq!(view.joust.tournaments[0].winner, Some(Seat(1)));
     assert_eq!(view.joust.tournaments[1].leader, Seat(1));
     let turn = view.turn.unwrap();
-    assert_eq!(
-        (turn.seat, turn.decision, turn.for_seat),
-        (Seat(3), Decision::PlayForServant, Seat(1))
-    );
+    assert_eq!((turn.seat, turn.decision, turn.for_seat), (Seat(3), Decision::PlayForServant, Seat(1)));
     refused(&mut g, 1, play("W13"), "B13-18");
     refused(&mut g, 3, play("E10"), "B13-17"); // the master's own knight
-    assert!(matches!(
-        g.apply(Seat(0), &play("E1")),
-        Err(MoveError::NotYourTurn { .. })
-    ));
+    assert!(matches!(g.apply(Seat(0), &play("E1")), Err(MoveError::NotYourTurn { .. })));
     let effects = ok(&mut g, 3, play("W13"));
-    assert_eq!(
-        effects[0],
-        Effect::KnightPlayed {
-            seat: Seat(1),
-            knight: k("W13"),
-            by: Seat(3)
-        }
-    );
+    assert_eq!(effects[0], Effect::KnightPlayed { seat: Seat(1), knight: k("W13"), by: Seat(3) });
     // Then clockwise from the servant's seat: 2, 3 (the master's own), 0.
     assert_eq!((to_move(&g), decision(&g)), (Seat(2), Decision::Play));
     ok(&mut g, 2, play("D10"));
@@ -895,11 +601,7 @@ fn b13_17_after_the_servant_wins_the_servants_seat_leads_and_the_master_plays_fo
     ok(&mut g, 3, play("W1"));
     ok(&mut g, 0, play("E1"));
     let view = omni(&g);
-    let seats: Vec<u8> = view.joust.tournaments[1]
-        .plays
-        .iter()
-        .map(|p| p.seat.0)
-        .collect();
+    let seats: Vec<u8> = view.joust.tournaments[1].plays.iter().map(|p| p.seat.0).collect();
     assert_eq!(seats, [1, 2, 3, 0]);
     assert_eq!(view.joust.tournaments[1].winner, Some(Seat(1)));
     assert_eq!(view.joust.tournaments_won, vec![0, 2]);
@@ -915,14 +617,7 @@ fn b13_19_worked_check_off_family_lion_13_loses_to_the_led_eagle_11() {
     ok(&mut g, 3, play("L13"));
     ok(&mut g, 2, play("E5"));
     let effects = ok(&mut g, 3, play("E9"));
-    assert_eq!(
-        effects[1],
-        Effect::TournamentWon {
-            number: 1,
-            winner: Seat(0),
-            camp: Camp(0)
-        }
-    );
+    assert_eq!(effects[1], Effect::TournamentWon { number: 1, winner: Seat(0), camp: Camp(0) });
     assert_eq!(to_move(&g), Seat(0), "the winner leads the next tournament");
 }
 
@@ -934,14 +629,7 @@ fn b13_19_worked_check_favoured_wolf_2_beats_the_led_eagle_11() {
     ok(&mut g, 3, play("W2"));
     ok(&mut g, 2, play("E5"));
     let effects = ok(&mut g, 3, play("E9"));
-    assert_eq!(
-        effects[1],
-        Effect::TournamentWon {
-            number: 1,
-            winner: Seat(1),
-            camp: Camp(1)
-        }
-    );
+    assert_eq!(effects[1], Effect::TournamentWon { number: 1, winner: Seat(1), camp: Camp(1) });
     assert_eq!(omni(&g).joust.tournaments_won, vec![0, 1]);
 }
 
@@ -951,12 +639,7 @@ fn scored(effects: &[Effect]) -> (Crowns, Vec<u8>, Vec<u32>) {
     effects
         .iter()
         .find_map(|e| match e {
-            Effect::JoustScored {
-                crowns,
-                tournaments_won,
-                totals,
-                ..
-            } => Some((*crowns, tournaments_won.clone(), totals.clone())),
+            Effect::JoustScored { crowns, tournaments_won, totals, .. } => Some((*crowns, tournaments_won.clone(), totals.clone())),
             _ => None,
         })
         .expect("the joust was scored")
@@ -968,17 +651,7 @@ fn b13_20_the_bonus_follows_the_contract() {
     let (mut g, _) = game_to(EAGLE_WALL, 2, 50);
     to_tournaments(&mut g, 0, 9, FamilyCard::Eagle, false);
     let (crowns, won, totals) = scored(&play_out_joust(&mut g));
-    assert_eq!(
-        (crowns, won, totals),
-        (
-            Crowns {
-                camp: Camp(0),
-                crowns: 12
-            },
-            vec![13, 0],
-            vec![12, 0]
-        )
-    );
+    assert_eq!((crowns, won, totals), (Crowns { camp: Camp(0), crowns: 12 }, vec![13, 0], vec![12, 0]));
 }
 
 #[test]
@@ -986,16 +659,7 @@ fn b13_21_a_made_contract_scores_bonus_plus_one_per_extra_tournament() {
     let (mut g, _) = game_to(EAGLE_WALL, 2, 100);
     to_tournaments(&mut g, 0, 7, FamilyCard::Eagle, false);
     let (crowns, won, _) = scored(&play_out_joust(&mut g));
-    assert_eq!(
-        (crowns, won),
-        (
-            Crowns {
-                camp: Camp(0),
-                crowns: 2 + 6
-            },
-            vec![13, 0]
-        )
-    );
+    assert_eq!((crowns, won), (Crowns { camp: Camp(0), crowns: 2 + 6 }, vec![13, 0]));
     assert_eq!(g.crowns(), [8, 0]);
     assert!(!g.status().is_finished());
 }
@@ -1005,16 +669,7 @@ fn b13_22_a_failed_contract_gives_the_other_camp_half_the_bonus() {
     let (mut g, _) = game_to(EAGLE_WALL, 2, 100);
     to_tournaments(&mut g, 3, 12, FamilyCard::Eagle, false);
     let (crowns, won, _) = scored(&play_out_joust(&mut g));
-    assert_eq!(
-        (crowns, won),
-        (
-            Crowns {
-                camp: Camp(0),
-                crowns: 15
-            },
-            vec![13, 0]
-        )
-    );
+    assert_eq!((crowns, won), (Crowns { camp: Camp(0), crowns: 15 }, vec![13, 0]));
 }
 
 #[test]
@@ -1022,43 +677,22 @@ fn b13_23_chaos_doubles_a_made_contract_and_adds_two_per_extra() {
     let (mut g, _) = game_to(EAGLE_WALL, 2, 100);
     to_tournaments(&mut g, 0, 7, FamilyCard::Eagle, true);
     let effects = play_out_joust(&mut g);
-    assert!(
-        effects
-            .iter()
-            .any(|e| matches!(e, Effect::JoustScored { chaos: true, .. }))
-    );
-    assert_eq!(
-        scored(&effects).0,
-        Crowns {
-            camp: Camp(0),
-            crowns: 2 * 2 + 2 * 6
-        }
-    );
+    assert!(effects.iter().any(|e| matches!(e, Effect::JoustScored { chaos: true, .. })));
+    assert_eq!(scored(&effects).0, Crowns { camp: Camp(0), crowns: 2 * 2 + 2 * 6 });
 }
 
 #[test]
 fn b13_23_chaos_on_a_failed_contract_gives_the_bonus_plus_two_per_missing() {
     let (mut g, _) = game_to(EAGLE_WALL, 2, 100);
     to_tournaments(&mut g, 1, 10, FamilyCard::Eagle, true);
-    assert_eq!(
-        scored(&play_out_joust(&mut g)).0,
-        Crowns {
-            camp: Camp(0),
-            crowns: 12 + 2 * 10
-        }
-    );
+    assert_eq!(scored(&play_out_joust(&mut g)).0, Crowns { camp: Camp(0), crowns: 12 + 2 * 10 });
 }
 
 /// Seat 0 holds Eagle 1–12 and Dragon 13; seat 3 holds Eagle 13. With Eagle
 /// favoured and every seat playing its first legal knight, camp 0 wins 12.
 const TWELVE_FOR_CAMP_0: [&str; 4] = ["E1-12 D13", "W3-13 L12 L13", "D1-12 W2", "E13 L1-11 W1"];
 /// Seat 3 holds Eagle 11–13 besides seat 0's lower Eagles: camp 0 wins 10.
-const TEN_FOR_CAMP_0: [&str; 4] = [
-    "E1-10 D13 W12 W13",
-    "W3-11 L12 L13 D12 D11",
-    "D1-10 W2 W1 L11",
-    "E11-13 L1-10",
-];
+const TEN_FOR_CAMP_0: [&str; 4] = ["E1-10 D13 W12 W13", "W3-11 L12 L13 D12 D11", "D1-10 W2 W1 L11", "E11-13 L1-10"];
 
 /// The rules' four worked crown checks, each played out as a whole joust:
 /// seat 0 masters a contract of 11 (seat 1 opens).
@@ -1089,21 +723,9 @@ fn b13_24_the_match_ends_after_the_joust_reaching_the_target() {
     to_tournaments(&mut g, 1, 13, FamilyCard::Eagle, true);
     let effects = play_out_joust(&mut g);
     let last = effects.last().unwrap();
-    assert_eq!(
-        *last,
-        Effect::MatchWon {
-            camp: Camp(0),
-            winners: vec![Seat(0), Seat(2)],
-            crowns: vec![66, 0]
-        }
-    );
-    let Status::Finished { result } = g.status() else {
-        panic!("finished")
-    };
-    assert_eq!(
-        (result.scores, result.winners),
-        (vec![66, 0, 66, 0], vec![Seat(0), Seat(2)])
-    );
+    assert_eq!(*last, Effect::MatchWon { camp: Camp(0), winners: vec![Seat(0), Seat(2)], crowns: vec![66, 0] });
+    let Status::Finished { result } = g.status() else { panic!("finished") };
+    assert_eq!((result.scores, result.winners), (vec![66, 0, 66, 0], vec![Seat(0), Seat(2)]));
     assert_eq!(g.winner(), Some(Camp(0)));
     for seat in 0..4 {
         assert!(g.legal_moves(Seat(seat)).is_empty());
@@ -1119,14 +741,7 @@ fn b13_24_below_the_target_a_new_joust_is_dealt() {
     to_tournaments(&mut g, 0, 7, FamilyCard::Eagle, false);
     let effects = play_out_joust(&mut g);
     assert!(!effects.iter().any(|e| matches!(e, Effect::MatchWon { .. })));
-    assert!(effects.iter().any(|e| matches!(
-        e,
-        Effect::Dealt {
-            joust: 2,
-            deal: 1,
-            ..
-        }
-    )));
+    assert!(effects.iter().any(|e| matches!(e, Effect::Dealt { joust: 2, deal: 1, .. })));
     assert_eq!(g.crowns(), [8, 0]);
 }
 
@@ -1148,54 +763,29 @@ fn b13_25_a_seat_sees_its_knights_the_bids_and_the_scores_but_no_other_hand() {
     assert_eq!(view.crowns, vec![0, 0]);
     assert_eq!(view.turn.unwrap().seat, Seat(3));
     let spectator = g.view(Viewer::Spectator);
-    assert!(
-        spectator
-            .joust
-            .hands
-            .iter()
-            .all(|h| h.held.is_none() && h.dealt.is_none())
-    );
+    assert!(spectator.joust.hands.iter().all(|h| h.held.is_none() && h.dealt.is_none()));
     assert_eq!(spectator.seat, None);
 }
 
 #[test]
 fn b13_25_a_finished_jousts_hands_become_public() {
     let (mut g, setup_effects) = game_to(EAGLE_WALL, 2, 100);
-    let first_deal = setup_effects
-        .iter()
-        .find(|e| matches!(e, Effect::Dealt { .. }))
-        .unwrap()
-        .clone();
+    let first_deal = setup_effects.iter().find(|e| matches!(e, Effect::Dealt { .. })).unwrap().clone();
     to_tournaments(&mut g, 0, 7, FamilyCard::Eagle, false);
     let effects = play_out_joust(&mut g);
     let view = g.view(Viewer::Spectator);
     assert_eq!(view.history.len(), 1);
     assert_eq!(view.history[0].hands[3].dealt, Some(knights("L1-13")));
-    assert_eq!(
-        view.history[0].crowns,
-        Some(Crowns {
-            camp: Camp(0),
-            crowns: 8
-        })
-    );
+    assert_eq!(view.history[0].crowns, Some(Crowns { camp: Camp(0), crowns: 8 }));
     // The first joust's deal, redacted now, shows every hand to anyone.
-    let Effect::Dealt { hands, .. } = g.redact(&first_deal, Viewer::Spectator) else {
-        unreachable!()
-    };
+    let Effect::Dealt { hands, .. } = g.redact(&first_deal, Viewer::Spectator) else { unreachable!() };
     assert!(hands.iter().all(|h| h.knights.is_some()));
     // The new joust's deal is private again.
-    let next = effects
-        .iter()
-        .rfind(|e| matches!(e, Effect::Dealt { joust: 2, .. }))
-        .unwrap();
-    let Effect::Dealt { hands, .. } = g.redact(next, Viewer::Seat(Seat(1))) else {
-        unreachable!()
-    };
+    let next = effects.iter().rfind(|e| matches!(e, Effect::Dealt { joust: 2, .. })).unwrap();
+    let Effect::Dealt { hands, .. } = g.redact(next, Viewer::Seat(Seat(1))) else { unreachable!() };
     let seen: Vec<bool> = hands.iter().map(|h| h.knights.is_some()).collect();
     assert_eq!(seen, [false, true, false, false]);
-    let Effect::Dealt { hands, .. } = g.redact(next, Viewer::Omniscient) else {
-        unreachable!()
-    };
+    let Effect::Dealt { hands, .. } = g.redact(next, Viewer::Omniscient) else { unreachable!() };
     assert!(hands.iter().all(|h| h.knights.is_some()));
 }
 
@@ -1206,22 +796,14 @@ fn b13_25_everything_is_public_once_the_match_is_over() {
     play_out_joust(&mut g);
     assert!(g.status().is_finished());
     let view = g.view(Viewer::Spectator);
-    assert!(
-        view.joust
-            .hands
-            .iter()
-            .all(|h| h.dealt.as_ref().is_some_and(|d| d.len() == 13))
-    );
+    assert!(view.joust.hands.iter().all(|h| h.dealt.as_ref().is_some_and(|d| d.len() == 13)));
 }
 
 #[test]
 fn unknown_seats_are_refused() {
     let (mut g, _) = game(EAGLE_WALL, 2);
     let before = g.clone();
-    assert_eq!(
-        g.apply(Seat(4), &Move::Pass),
-        Err(MoveError::UnknownSeat { seat: Seat(4) })
-    );
+    assert_eq!(g.apply(Seat(4), &Move::Pass), Err(MoveError::UnknownSeat { seat: Seat(4) }));
     assert_eq!(g, before);
     assert!(g.legal_moves(Seat(9)).is_empty());
     let view = g.view(Viewer::Seat(Seat(9)));
@@ -1230,14 +812,6 @@ fn unknown_seats_are_refused() {
 
 #[test]
 fn the_test_constructor_refuses_a_deal_that_is_not_the_52_knights() {
-    let bad = [
-        knights("E1-13"),
-        knights("E1-13"),
-        knights("D1-13"),
-        knights("L1-13"),
-    ];
-    assert!(matches!(
-        Game::with_first_deal(&setup(1, None, 20), bad),
-        Err(SetupError::InvalidOption { field: "hands", .. })
-    ));
+    let bad = [knights("E1-13"), knights("E1-13"), knights("D1-13"), knights("L1-13")];
+    assert!(matches!(Game::with_first_deal(&setup(1, None, 20), bad), Err(SetupError::InvalidOption { field: "hands", .. })));
 }

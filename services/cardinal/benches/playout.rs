@@ -9,11 +9,7 @@ use ludo_engine::testkit::{chooser_seed_bytes, test_seed};
 use ludo_engine::{DeckRng, Engine, Seat, Setup, Status};
 
 fn setup(players: usize, n: u64) -> Setup<Options> {
-    Setup {
-        players,
-        options: Options::default(),
-        seed: test_seed(n),
-    }
+    Setup { players, options: Options::default(), seed: test_seed(n) }
 }
 
 /// Plays one game choosing uniformly among the legal moves, as a client

@@ -5,11 +5,7 @@ use std::collections::HashMap;
 
 /// One square of the grid: x grows east, y grows north; the cathedral's nave is at (0, 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(deny_unknown_fields)
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(deny_unknown_fields))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Cell))]
 pub struct Cell {
     /// Column, growing east.
@@ -29,17 +25,12 @@ impl Cell {
     /// (coordinates come from clients and may sit at the `i32` limits).
     #[must_use]
     pub fn offset(self, dx: i32, dy: i32) -> Option<Cell> {
-        Some(Cell {
-            x: self.x.checked_add(dx)?,
-            y: self.y.checked_add(dy)?,
-        })
+        Some(Cell { x: self.x.checked_add(dx)?, y: self.y.checked_add(dy)? })
     }
 
     /// The up to four cells sharing an edge with this one.
     pub fn neighbours(self) -> impl Iterator<Item = Cell> {
-        [(1, 0), (-1, 0), (0, 1), (0, -1)]
-            .into_iter()
-            .filter_map(move |(dx, dy)| self.offset(dx, dy))
+        [(1, 0), (-1, 0), (0, 1), (0, -1)].into_iter().filter_map(move |(dx, dy)| self.offset(dx, dy))
     }
 
     /// Whether `other` shares an edge with this cell.
@@ -53,11 +44,7 @@ impl Cell {
 
 /// How a square (two cells) lies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Orientation))]
 pub enum Orientation {
     /// Covers (x, y) and (x + 1, y).

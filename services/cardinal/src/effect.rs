@@ -9,11 +9,7 @@ use crate::scoring::Scoring;
 
 /// Something that happened when the game was created or a move was applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "type", rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(tag = "type", rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Effect))]
 pub enum Effect {
     /// The game was set up; this seat builds first.
@@ -34,10 +30,7 @@ pub enum Effect {
         /// Markers taken for the edges shared with other buildings, per colour (colours with none are left out).
         markers_taken: Vec<MarkerCount>,
         /// On the game's first building: the colour of the bonus marker taken (CA-11).
-        #[cfg_attr(
-            feature = "serde",
-            serde(default, skip_serializing_if = "Option::is_none")
-        )]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
         bonus_colour: Option<Colour>,
     },
     /// The seat that built moved the cardinal (CA-10).

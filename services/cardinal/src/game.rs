@@ -58,12 +58,7 @@ impl Game {
     /// The score breakdown: final once the game is over, provisional before.
     #[must_use]
     pub fn scoring(&self) -> Scoring {
-        score(
-            self.table,
-            &self.markers,
-            &self.town,
-            self.turn != Turn::Over,
-        )
+        score(self.table, &self.markers, &self.town, self.turn != Turn::Over)
     }
 
     /// Checks a build against the state (CA-1, CA-5/6/7, CA-11 … CA-18).
@@ -80,72 +75,45 @@ impl Game {
         bonus_colour: Option<Colour>,
     ) -> Result<Footprint, MoveError> {
         if !colour.exists() {
-            return Err(MoveError::rule(
-                "CA-1",
-                format!("there is no colour {}: colours are 0 to 3", colour.0),
-            ));
+            return Err(MoveError::rule("CA-1", format!("there is no colour {}: colours are 0 to 3", colour.0)));
         }
         if !self.table.may_build(seat, colour) {
-            return Err(MoveError::rule(
-                self.table.ownership_rule(),
-                format!("{seat} does not play {colour}"),
-            ));
+            return Err(MoveError::rule(self.table.ownership_rule(), format!("{seat} does not play {colour}")));
         }
         let footprint = match (shape, orientation) {
             (Shape::Square, None) => {
                 return Err(MoveError::rule("CA-1", "a square needs an orientation"));
             }
-            (Shape::Square, Some(o)) => Footprint::square(at, o).ok_or_else(|| {
-                MoveError::rule("CA-12", "the square would reach past the edge of the grid")
-            })?,
+            (Shape::Square, Some(o)) => {
+                Footprint::square(at, o).ok_or_else(|| MoveError::rule("CA-12", "the square would reach past the edge of the grid"))?
+            }
             (_, Some(_)) => {
-                return Err(MoveError::rule(
-                    "CA-1",
-                    format!("a {} has no orientation", shape.name()),
-                ));
+                return Err(MoveError::rule("CA-1", format!("a {} has no orientation", shape.name())));
             }
             (_, None) => Footprint::single(at),
         };
         let first = self.town.buildings().is_empty();
         match bonus_colour {
             None if first => {
-                return Err(MoveError::rule(
-                    "CA-11",
-                    "the first building takes a bonus marker: choose its colour",
-                ));
+                return Err(MoveError::rule("CA-11", "the first building takes a bonus marker: choose its colour"));
             }
             Some(_) if !first => {
-                return Err(MoveError::rule(
-                    "CA-11",
-                    "only the game's first building takes a bonus marker",
-                ));
+                return Err(MoveError::rule("CA-11", "only the game's first building takes a bonus marker"));
             }
             Some(c) if !self.table.counts(c) => {
-                return Err(MoveError::rule(
-                    "CA-11",
-                    format!("the bonus marker cannot be of {c}: its markers do not count"),
-                ));
+                return Err(MoveError::rule("CA-11", format!("the bonus marker cannot be of {c}: its markers do not count")));
             }
             _ => {}
         }
         if self.stock.left(colour, shape) == 0 {
-            return Err(MoveError::rule(
-                "CA-1",
-                format!("{colour} has no {} left", shape.name()),
-            ));
+            return Err(MoveError::rule("CA-1", format!("{colour} has no {} left", shape.name())));
         }
         if let Some((last_shape, last_colour)) = self.last_built {
             if shape == last_shape {
-                return Err(MoveError::rule(
-                    "CA-17",
-                    format!("law 6: the last building was a {} too", shape.name()),
-                ));
+                return Err(MoveError::rule("CA-17", format!("law 6: the last building was a {} too", shape.name())));
             }
             if colour == last_colour {
-                return Err(MoveError::rule(
-                    "CA-18",
-                    format!("law 7: the last building was of {colour} too"),
-                ));
+                return Err(MoveError::rule("CA-18", format!("law 7: the last building was of {colour} too")));
             }
         }
         check_free(&self.town, &footprint, self.cardinal)?;
@@ -154,14 +122,7 @@ impl Game {
     }
 
     /// Applies an accepted build: the building, its markers (CA-9) and the bonus (CA-11).
-    fn build(
-        &mut self,
-        seat: Seat,
-        shape: Shape,
-        colour: Colour,
-        footprint: &Footprint,
-        bonus_colour: Option<Colour>,
-    ) -> Effect {
+    fn build(&mut self, seat: Seat, shape: Shape, colour: Colour, footprint: &Footprint, bonus_colour: Option<Colour>) -> Effect {
         let contacts = self.town.contacts(footprint);
         let markers_taken = self.markers.take_for_contacts(self.table, seat, &contacts);
         if let Some(bonus) = bonus_colour {
@@ -171,14 +132,7 @@ impl Game {
         self.stock.take(colour, shape);
         self.last_built = Some((shape, colour));
         self.turn = Turn::Cardinal(seat);
-        Effect::Built {
-            seat,
-            shape,
-            colour,
-            cells: footprint.cells().to_vec(),
-            markers_taken,
-            bonus_colour,
-        }
+        Effect::Built { seat, shape, colour, cells: footprint.cells().to_vec(), markers_taken, bonus_colour }
     }
 
     /// Checks a cardinal move (CA-10).
@@ -187,16 +141,10 @@ impl Game {
     /// A CA-10 refusal.
     fn decide_cardinal(&self, to: Cell) -> Result<(), MoveError> {
         if self.cardinal == Some(to) {
-            return Err(MoveError::rule(
-                "CA-10",
-                "the cardinal already stands there: keep it instead",
-            ));
+            return Err(MoveError::rule("CA-10", "the cardinal already stands there: keep it instead"));
         }
         if !self.town.is_zone(to) {
-            return Err(MoveError::rule(
-                "CA-10",
-                format!("({}, {}) is not a free building zone", to.x, to.y),
-            ));
+            return Err(MoveError::rule("CA-10", format!("({}, {}) is not a free building zone", to.x, to.y)));
         }
         Ok(())
     }
@@ -221,9 +169,7 @@ impl Game {
             passes.push(Effect::ForcedPass { seat: next });
         }
         self.turn = Turn::Over;
-        effects.push(Effect::GameEnded {
-            scoring: self.scoring(),
-        });
+        effects.push(Effect::GameEnded { scoring: self.scoring() });
     }
 }
 
@@ -241,19 +187,12 @@ impl Engine for Game {
     fn new(setup: &Setup<Options>) -> Result<(Self, Vec<Effect>), SetupError> {
         let players = setup.players;
         if !(Self::MIN_PLAYERS..=Self::MAX_PLAYERS).contains(&players) {
-            return Err(SetupError::PlayerCount {
-                min: Self::MIN_PLAYERS,
-                max: Self::MAX_PLAYERS,
-                got: players,
-            });
+            return Err(SetupError::PlayerCount { min: Self::MIN_PLAYERS, max: Self::MAX_PLAYERS, got: players });
         }
         let first_seat = match setup.options.first_seat {
             Some(seat) if seat.index() < players => seat,
             Some(seat) => {
-                return Err(SetupError::InvalidOption {
-                    field: "first_seat",
-                    reason: format!("{seat} is not at a table of {players}"),
-                });
+                return Err(SetupError::InvalidOption { field: "first_seat", reason: format!("{seat} is not at a table of {players}") });
             }
             // The first draw of the seed's stream, so anyone holding the published seed can check it.
             None => Seat(DeckRng::new(&setup.seed).below(players as u32) as u8),
@@ -264,12 +203,8 @@ impl Engine for Game {
 
     fn status(&self) -> Status {
         match self.turn {
-            Turn::Build(seat) | Turn::Cardinal(seat) => Status::InProgress {
-                to_move: vec![seat],
-            },
-            Turn::Over => Status::Finished {
-                result: self.scoring().outcome(),
-            },
+            Turn::Build(seat) | Turn::Cardinal(seat) => Status::InProgress { to_move: vec![seat] },
+            Turn::Over => Status::Finished { result: self.scoring().outcome() },
         }
     }
 
@@ -290,49 +225,17 @@ impl Engine for Game {
             Turn::Build(s) | Turn::Cardinal(s) => s,
         };
         if seat != actor {
-            return Err(MoveError::NotYourTurn {
-                seat,
-                to_move: vec![actor],
-            });
+            return Err(MoveError::NotYourTurn { seat, to_move: vec![actor] });
         }
         match (self.turn, mv) {
-            (
-                Turn::Build(_),
-                &Move::Build {
-                    shape,
-                    colour,
-                    x,
-                    y,
-                    orientation,
-                    bonus_colour,
-                },
-            ) => {
-                let footprint = self.decide_build(
-                    seat,
-                    shape,
-                    colour,
-                    Cell::new(x, y),
-                    orientation,
-                    bonus_colour,
-                )?;
-                Ok(vec![self.build(
-                    seat,
-                    shape,
-                    colour,
-                    &footprint,
-                    bonus_colour,
-                )])
+            (Turn::Build(_), &Move::Build { shape, colour, x, y, orientation, bonus_colour }) => {
+                let footprint = self.decide_build(seat, shape, colour, Cell::new(x, y), orientation, bonus_colour)?;
+                Ok(vec![self.build(seat, shape, colour, &footprint, bonus_colour)])
             }
             (Turn::Build(_), Move::MoveCardinal { .. } | Move::KeepCardinal) => {
-                Err(MoveError::rule(
-                    "CA-10",
-                    "build first: only a seat that built this turn may move the cardinal",
-                ))
+                Err(MoveError::rule("CA-10", "build first: only a seat that built this turn may move the cardinal"))
             }
-            (Turn::Cardinal(_), Move::Build { .. }) => Err(MoveError::rule(
-                "CA-8",
-                "one building per turn: now move or keep the cardinal",
-            )),
+            (Turn::Cardinal(_), Move::Build { .. }) => Err(MoveError::rule("CA-8", "one building per turn: now move or keep the cardinal")),
             (Turn::Cardinal(_), &Move::MoveCardinal { x, y }) => {
                 let to = Cell::new(x, y);
                 self.decide_cardinal(to)?;
@@ -343,10 +246,7 @@ impl Engine for Game {
             }
             (Turn::Cardinal(_), Move::KeepCardinal) => {
                 if self.cardinal.is_none() {
-                    return Err(MoveError::rule(
-                        "CA-10",
-                        "on the first turn the cardinal must be placed",
-                    ));
+                    return Err(MoveError::rule("CA-10", "on the first turn the cardinal must be placed"));
                 }
                 let mut effects = vec![Effect::CardinalKept { seat }];
                 self.end_turn(seat, &mut effects);

@@ -22,13 +22,7 @@ pub struct MarkerCount {
 
 /// One count per colour, in colour order, as the views and scores list them.
 pub(crate) fn per_colour(counts: [u8; Colour::COUNT]) -> Vec<MarkerCount> {
-    Colour::ALL
-        .iter()
-        .map(|&colour| MarkerCount {
-            colour,
-            count: u32::from(counts[colour.index()]),
-        })
-        .collect()
+    Colour::ALL.iter().map(|&colour| MarkerCount { colour, count: u32::from(counts[colour.index()]) }).collect()
 }
 
 /// The supply and the seats' takings; their sum per colour is always 12.
@@ -40,10 +34,7 @@ pub(crate) struct Markers {
 
 impl Markers {
     pub(crate) fn new(players: usize) -> Self {
-        Markers {
-            supply: [MARKERS_PER_COLOUR; Colour::COUNT],
-            taken: vec![[0; Colour::COUNT]; players],
-        }
+        Markers { supply: [MARKERS_PER_COLOUR; Colour::COUNT], taken: vec![[0; Colour::COUNT]; players] }
     }
 
     pub(crate) fn supply(&self) -> [u8; Colour::COUNT] {
@@ -57,22 +48,14 @@ impl Markers {
     /// CA-9: one marker of the touched building's colour per shared unit
     /// edge, while the supply lasts; the cathedral and (at three players) the
     /// fourth colour give nothing. Returns what was taken, zero counts left out.
-    pub(crate) fn take_for_contacts(
-        &mut self,
-        table: Table,
-        seat: Seat,
-        contacts: &Contacts,
-    ) -> Vec<MarkerCount> {
+    pub(crate) fn take_for_contacts(&mut self, table: Table, seat: Seat, contacts: &Contacts) -> Vec<MarkerCount> {
         let mut taken = Vec::new();
         for colour in Colour::ALL.into_iter().filter(|&c| table.counts(c)) {
             let n = contacts.edges_by_colour[colour.index()].min(self.supply[colour.index()]);
             if n > 0 {
                 self.supply[colour.index()] -= n;
                 self.taken[seat.index()][colour.index()] += n;
-                taken.push(MarkerCount {
-                    colour,
-                    count: u32::from(n),
-                });
+                taken.push(MarkerCount { colour, count: u32::from(n) });
             }
         }
         taken

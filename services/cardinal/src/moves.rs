@@ -29,16 +29,10 @@ pub enum Move {
         /// Row of the building's cell (a square's west or south cell).
         y: i32,
         /// Squares only (required for them, absent otherwise): horizontal covers (x, y) and (x + 1, y), vertical (x, y) and (x, y + 1).
-        #[cfg_attr(
-            feature = "serde",
-            serde(default, skip_serializing_if = "Option::is_none")
-        )]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
         orientation: Option<Orientation>,
         /// The first building of the game only (required then, absent otherwise): colour of the bonus marker (CA-11).
-        #[cfg_attr(
-            feature = "serde",
-            serde(default, skip_serializing_if = "Option::is_none")
-        )]
+        #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
         bonus_colour: Option<Colour>,
     },
     /// After building, move the cardinal to a free building zone (CA-10); its current cell is refused (keep it instead).
@@ -56,40 +50,19 @@ impl Move {
     /// A house of `colour` at (`x`, `y`).
     #[must_use]
     pub const fn house(colour: u8, x: i32, y: i32) -> Self {
-        Move::Build {
-            shape: Shape::House,
-            colour: Colour(colour),
-            x,
-            y,
-            orientation: None,
-            bonus_colour: None,
-        }
+        Move::Build { shape: Shape::House, colour: Colour(colour), x, y, orientation: None, bonus_colour: None }
     }
 
     /// A tower of `colour` at (`x`, `y`).
     #[must_use]
     pub const fn tower(colour: u8, x: i32, y: i32) -> Self {
-        Move::Build {
-            shape: Shape::Tower,
-            colour: Colour(colour),
-            x,
-            y,
-            orientation: None,
-            bonus_colour: None,
-        }
+        Move::Build { shape: Shape::Tower, colour: Colour(colour), x, y, orientation: None, bonus_colour: None }
     }
 
     /// A square of `colour` anchored at (`x`, `y`).
     #[must_use]
     pub const fn square(colour: u8, x: i32, y: i32, orientation: Orientation) -> Self {
-        Move::Build {
-            shape: Shape::Square,
-            colour: Colour(colour),
-            x,
-            y,
-            orientation: Some(orientation),
-            bonus_colour: None,
-        }
+        Move::Build { shape: Shape::Square, colour: Colour(colour), x, y, orientation: Some(orientation), bonus_colour: None }
     }
 
     /// This build move with the first player's bonus colour (CA-11); other moves are returned unchanged.
@@ -107,21 +80,9 @@ impl Move {
         Move::MoveCardinal { x, y }
     }
 
-    fn build(
-        shape: Shape,
-        colour: Colour,
-        footprint: &Footprint,
-        bonus_colour: Option<Colour>,
-    ) -> Self {
+    fn build(shape: Shape, colour: Colour, footprint: &Footprint, bonus_colour: Option<Colour>) -> Self {
         let anchor = footprint.anchor();
-        Move::Build {
-            shape,
-            colour,
-            x: anchor.x,
-            y: anchor.y,
-            orientation: footprint.orientation(),
-            bonus_colour,
-        }
+        Move::Build { shape, colour, x: anchor.x, y: anchor.y, orientation: footprint.orientation(), bonus_colour }
     }
 }
 
@@ -142,25 +103,17 @@ impl Game {
         };
         let mut colours = [Colour(0); Colour::COUNT];
         let mut n_colours = 0;
-        for colour in self
-            .table
-            .buildable(seat)
-            .filter(|&c| Some(c) != last_colour && self.stock.any_left(c))
-        {
+        for colour in self.table.buildable(seat).filter(|&c| Some(c) != last_colour && self.stock.any_left(c)) {
             colours[n_colours] = colour;
             n_colours += 1;
         }
         let colours = &colours[..n_colours];
-        let shape_open = |shape: Shape| {
-            Some(shape) != last_shape && colours.iter().any(|&c| self.stock.left(c, shape) > 0)
-        };
+        let shape_open = |shape: Shape| Some(shape) != last_shape && colours.iter().any(|&c| self.stock.left(c, shape) > 0);
         let mut try_all = |shapes: &[Shape], footprint: &Footprint| -> ControlFlow<()> {
             let contacts = self.town.contacts(footprint);
             for &shape in shapes.iter().filter(|&&s| shape_open(s)) {
                 for &colour in colours {
-                    if self.stock.left(colour, shape) > 0
-                        && neighbours_allow(shape, colour, &contacts)
-                    {
+                    if self.stock.left(colour, shape) > 0 && neighbours_allow(shape, colour, &contacts) {
                         visit(shape, colour, footprint)?;
                     }
                 }
@@ -193,11 +146,7 @@ impl Game {
                 let Some(footprint) = Footprint::square(anchor, orientation) else {
                     continue;
                 };
-                if footprint
-                    .cells()
-                    .iter()
-                    .all(|&c| !self.town.is_occupied(c) && Some(c) != self.cardinal)
-                {
+                if footprint.cells().iter().all(|&c| !self.town.is_occupied(c) && Some(c) != self.cardinal) {
                     try_all(&[Shape::Square], &footprint)?;
                 }
             }
@@ -207,28 +156,19 @@ impl Game {
 
     /// Whether `seat` has any legal placement (CA-20).
     pub(crate) fn can_build(&self, seat: Seat) -> bool {
-        self.each_placement(seat, |_, _, _| ControlFlow::Break(()))
-            .is_break()
+        self.each_placement(seat, |_, _, _| ControlFlow::Break(())).is_break()
     }
 
     /// Every build move of `seat`, with each bonus colour on the game's first building (CA-11).
     pub(crate) fn build_moves(&self, seat: Seat) -> Vec<Move> {
         let bonus_colours: Vec<Option<Colour>> = if self.town.buildings().is_empty() {
-            Colour::ALL
-                .into_iter()
-                .filter(|&c| self.table.counts(c))
-                .map(Some)
-                .collect()
+            Colour::ALL.into_iter().filter(|&c| self.table.counts(c)).map(Some).collect()
         } else {
             vec![None]
         };
         let mut moves = Vec::new();
         let _ = self.each_placement(seat, |shape, colour, footprint| {
-            moves.extend(
-                bonus_colours
-                    .iter()
-                    .map(|&bonus| Move::build(shape, colour, footprint, bonus)),
-            );
+            moves.extend(bonus_colours.iter().map(|&bonus| Move::build(shape, colour, footprint, bonus)));
             ControlFlow::Continue(())
         });
         moves
@@ -237,12 +177,7 @@ impl Game {
     /// The cardinal moves after a build: keep it (except on the first turn), or any other free zone (CA-10).
     pub(crate) fn cardinal_moves(&self) -> Vec<Move> {
         let keep = self.cardinal.is_some().then_some(Move::KeepCardinal);
-        let moves = self
-            .town
-            .zones()
-            .into_iter()
-            .filter(|&z| Some(z) != self.cardinal)
-            .map(|z| Move::cardinal_to(z.x, z.y));
+        let moves = self.town.zones().into_iter().filter(|&z| Some(z) != self.cardinal).map(|z| Move::cardinal_to(z.x, z.y));
         keep.into_iter().chain(moves).collect()
     }
 }

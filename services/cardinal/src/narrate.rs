@@ -17,27 +17,11 @@ use crate::scoring::Scoring;
 pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
     match effect {
         Effect::GameStarted { first_seat } => {
-            format!(
-                "The game started with {} to build first",
-                name(seats, *first_seat)
-            )
+            format!("The game started with {} to build first", name(seats, *first_seat))
         }
-        Effect::Built {
-            seat,
-            shape,
-            colour,
-            cells,
-            markers_taken,
-            bonus_colour,
-        } => built(
-            seats,
-            *seat,
-            *shape,
-            *colour,
-            cells,
-            markers_taken,
-            *bonus_colour,
-        ),
+        Effect::Built { seat, shape, colour, cells, markers_taken, bonus_colour } => {
+            built(seats, *seat, *shape, *colour, cells, markers_taken, *bonus_colour)
+        }
         Effect::CardinalMoved { seat, x, y } => {
             format!("{} moved the cardinal to ({x}, {y})", name(seats, *seat))
         }
@@ -62,20 +46,14 @@ fn built(
     bonus_colour: Option<Colour>,
 ) -> String {
     let mut out = format!("{} built a {} of {colour}", name(seats, seat), shape.name());
-    let cells: Vec<String> = cells
-        .iter()
-        .map(|c| format!("({}, {})", c.x, c.y))
-        .collect();
+    let cells: Vec<String> = cells.iter().map(|c| format!("({}, {})", c.x, c.y)).collect();
     match cells.len() {
         0 => {}
         1 => out.push_str(&format!(" at {}", cells[0])),
         _ => out.push_str(&format!(" on {}", join(&cells))),
     }
-    let mut taken: Vec<String> = markers_taken
-        .iter()
-        .filter(|m| m.count > 0)
-        .map(|m| format!("{} of {}", plural(m.count, "marker"), m.colour))
-        .collect();
+    let mut taken: Vec<String> =
+        markers_taken.iter().filter(|m| m.count > 0).map(|m| format!("{} of {}", plural(m.count, "marker"), m.colour)).collect();
     if let Some(bonus) = bonus_colour {
         taken.push(format!("the first player's bonus marker of {bonus}"));
     }
@@ -90,37 +68,19 @@ fn built(
 /// "Game over: Ann 31, Bob 34 — Bob won".
 fn game_ended(seats: &[String], scoring: &Scoring) -> String {
     let mut out = String::from("Game over");
-    let scores: Vec<String> = scoring
-        .seats
-        .iter()
-        .map(|s| format!("{} {}", name(seats, s.seat), s.total))
-        .collect();
+    let scores: Vec<String> = scoring.seats.iter().map(|s| format!("{} {}", name(seats, s.seat), s.total)).collect();
     if !scores.is_empty() {
         out.push_str(": ");
         out.push_str(&scores.join(", "));
     }
     let winners: Vec<String> = scoring.winners.iter().map(|&s| name(seats, s)).collect();
-    let total_of = |seat: Seat| {
-        scoring
-            .seats
-            .iter()
-            .find(|s| s.seat == seat)
-            .map(|s| s.total)
-    };
+    let total_of = |seat: Seat| scoring.seats.iter().find(|s| s.seat == seat).map(|s| s.total);
     // CA-24: a winner level on points with a loser won on cathedral contacts.
     let tie_broken = scoring.winners.iter().any(|&w| {
         let total = total_of(w);
-        total.is_some()
-            && scoring
-                .seats
-                .iter()
-                .any(|s| !scoring.winners.contains(&s.seat) && Some(s.total) == total)
+        total.is_some() && scoring.seats.iter().any(|s| !scoring.winners.contains(&s.seat) && Some(s.total) == total)
     });
-    let tie_break = if tie_broken {
-        " on cathedral contacts"
-    } else {
-        ""
-    };
+    let tie_break = if tie_broken { " on cathedral contacts" } else { "" };
     match winners.len() {
         0 => {}
         1 => out.push_str(&format!(" — {} won{tie_break}", winners[0])),
@@ -143,20 +103,12 @@ mod tests {
     }
 
     fn score(seat: u8, total: u32) -> SeatScore {
-        SeatScore {
-            seat: Seat(seat),
-            markers: Vec::new(),
-            doubled_colour: None,
-            total,
-            cathedral_contacts: 0,
-        }
+        SeatScore { seat: Seat(seat), markers: Vec::new(), doubled_colour: None, total, cathedral_contacts: 0 }
     }
 
     #[test]
     fn game_started_names_the_first_builder() {
-        let e = Effect::GameStarted {
-            first_seat: Seat(1),
-        };
+        let e = Effect::GameStarted { first_seat: Seat(1) };
         assert_eq!(say(&e), "The game started with Bob to build first");
     }
 
@@ -167,22 +119,10 @@ mod tests {
             shape: Shape::Tower,
             colour: Colour(0),
             cells: vec![Cell::new(0, 1)],
-            markers_taken: vec![
-                MarkerCount {
-                    colour: Colour(1),
-                    count: 1,
-                },
-                MarkerCount {
-                    colour: Colour(2),
-                    count: 2,
-                },
-            ],
+            markers_taken: vec![MarkerCount { colour: Colour(1), count: 1 }, MarkerCount { colour: Colour(2), count: 2 }],
             bonus_colour: None,
         };
-        assert_eq!(
-            say(&e),
-            "Ann built a tower of colour 0 at (0, 1), taking 1 marker of colour 1 and 2 markers of colour 2"
-        );
+        assert_eq!(say(&e), "Ann built a tower of colour 0 at (0, 1), taking 1 marker of colour 1 and 2 markers of colour 2");
     }
 
     /// CA-11: the first building's bonus marker is told apart from contact markers.
@@ -196,10 +136,7 @@ mod tests {
             markers_taken: Vec::new(),
             bonus_colour: Some(Colour(1)),
         };
-        assert_eq!(
-            say(&e),
-            "Cid built a tower of colour 2 at (0, 1), taking the first player's bonus marker of colour 1"
-        );
+        assert_eq!(say(&e), "Cid built a tower of colour 2 at (0, 1), taking the first player's bonus marker of colour 1");
     }
 
     #[test]
@@ -209,25 +146,15 @@ mod tests {
             shape: Shape::Square,
             colour: Colour(3),
             cells: vec![Cell::new(2, 0), Cell::new(2, 1)],
-            markers_taken: vec![MarkerCount {
-                colour: Colour(0),
-                count: 0,
-            }],
+            markers_taken: vec![MarkerCount { colour: Colour(0), count: 0 }],
             bonus_colour: None,
         };
-        assert_eq!(
-            say(&e),
-            "Bob built a square of colour 3 on (2, 0) and (2, 1), taking no marker"
-        );
+        assert_eq!(say(&e), "Bob built a square of colour 3 on (2, 0) and (2, 1), taking no marker");
     }
 
     #[test]
     fn cardinal_moved_gives_the_cell() {
-        let e = Effect::CardinalMoved {
-            seat: Seat(0),
-            x: -3,
-            y: 2,
-        };
+        let e = Effect::CardinalMoved { seat: Seat(0), x: -3, y: 2 };
         assert_eq!(say(&e), "Ann moved the cardinal to (-3, 2)");
     }
 
@@ -246,13 +173,8 @@ mod tests {
 
     #[test]
     fn game_ended_lists_totals_and_the_winner() {
-        let e = Effect::GameEnded {
-            scoring: Scoring {
-                provisional: false,
-                seats: vec![score(0, 31), score(1, 34)],
-                winners: vec![Seat(1)],
-            },
-        };
+        let e =
+            Effect::GameEnded { scoring: Scoring { provisional: false, seats: vec![score(0, 31), score(1, 34)], winners: vec![Seat(1)] } };
         assert_eq!(say(&e), "Game over: Ann 31, Bob 34 — Bob won");
     }
 
@@ -260,27 +182,13 @@ mod tests {
     #[test]
     fn game_ended_tells_tie_breaks_and_draws() {
         let tie_broken = Effect::GameEnded {
-            scoring: Scoring {
-                provisional: false,
-                seats: vec![score(0, 30), score(1, 30), score(2, 12)],
-                winners: vec![Seat(0)],
-            },
+            scoring: Scoring { provisional: false, seats: vec![score(0, 30), score(1, 30), score(2, 12)], winners: vec![Seat(0)] },
         };
-        assert_eq!(
-            say(&tie_broken),
-            "Game over: Ann 30, Bob 30, Cid 12 — Ann won on cathedral contacts"
-        );
+        assert_eq!(say(&tie_broken), "Game over: Ann 30, Bob 30, Cid 12 — Ann won on cathedral contacts");
         let draw = Effect::GameEnded {
-            scoring: Scoring {
-                provisional: false,
-                seats: vec![score(0, 30), score(1, 30), score(2, 12)],
-                winners: vec![Seat(0), Seat(1)],
-            },
+            scoring: Scoring { provisional: false, seats: vec![score(0, 30), score(1, 30), score(2, 12)], winners: vec![Seat(0), Seat(1)] },
         };
-        assert_eq!(
-            say(&draw),
-            "Game over: Ann 30, Bob 30, Cid 12 — Ann and Bob shared the win"
-        );
+        assert_eq!(say(&draw), "Game over: Ann 30, Bob 30, Cid 12 — Ann and Bob shared the win");
     }
 
     #[test]
@@ -302,17 +210,8 @@ mod tests {
             markers_taken: Vec::new(),
             bonus_colour: None,
         };
-        assert_eq!(
-            narrate(&e, &[]),
-            "seat 255 built a house of colour 200, taking no marker"
-        );
-        let empty = Effect::GameEnded {
-            scoring: Scoring {
-                provisional: true,
-                seats: Vec::new(),
-                winners: vec![Seat(9)],
-            },
-        };
+        assert_eq!(narrate(&e, &[]), "seat 255 built a house of colour 200, taking no marker");
+        let empty = Effect::GameEnded { scoring: Scoring { provisional: true, seats: Vec::new(), winners: vec![Seat(9)] } };
         assert_eq!(narrate(&empty, &[]), "Game over — seat 9 won");
     }
 }

@@ -6,11 +6,7 @@ use crate::cell::{Cell, Orientation};
 
 /// The form of a building (CA-1); the cathedral's cells count as a house and a tower (CA-3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Shape))]
 pub enum Shape {
     /// One cell; towers and squares must touch one.
@@ -57,11 +53,7 @@ impl Shape {
 
 /// One of the four colours, 0 to 3 (CA-1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(transparent)
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(value_type = u8, as = cardinal::Colour))]
 pub struct Colour(pub u8);
 
@@ -124,19 +116,13 @@ pub(crate) struct Footprint {
 impl Footprint {
     /// A one-cell footprint.
     pub(crate) const fn single(cell: Cell) -> Self {
-        Footprint {
-            cells: [cell, cell],
-            len: 1,
-        }
+        Footprint { cells: [cell, cell], len: 1 }
     }
 
     /// A square anchored at `cell`; `None` when its second cell is off the grid.
     pub(crate) fn square(cell: Cell, orientation: Orientation) -> Option<Self> {
         let (dx, dy) = orientation.step();
-        Some(Footprint {
-            cells: [cell, cell.offset(dx, dy)?],
-            len: 2,
-        })
+        Some(Footprint { cells: [cell, cell.offset(dx, dy)?], len: 2 })
     }
 
     pub(crate) fn cells(&self) -> &[Cell] {

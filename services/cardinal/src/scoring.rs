@@ -30,10 +30,7 @@ pub struct SeatScore {
     /// Markers counted per colour (one entry per colour, in colour order): those taken plus the supply left of the seat's own colours (CA-22).
     pub markers: Vec<MarkerCount>,
     /// The colour counted double (the best one, lowest colour on a tie; none without markers) (CA-23).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub doubled_colour: Option<Colour>,
     /// Total points: every marker once, the doubled colour's twice (CA-23).
     pub total: u32,
@@ -54,10 +51,7 @@ fn scored_markers(table: Table, markers: &Markers, seat: Seat) -> [u8; Colour::C
 /// CA-23: every marker counts one, the best colour counts twice.
 pub(crate) fn total(counts: [u8; Colour::COUNT]) -> (Option<Colour>, u32) {
     let sum: u32 = counts.iter().map(|&n| u32::from(n)).sum();
-    let best = Colour::ALL
-        .into_iter()
-        .filter(|c| counts[c.index()] > 0)
-        .max_by_key(|c| (counts[c.index()], core::cmp::Reverse(c.0)));
+    let best = Colour::ALL.into_iter().filter(|c| counts[c.index()] > 0).max_by_key(|c| (counts[c.index()], core::cmp::Reverse(c.0)));
     let bonus = best.map_or(0, |c| u32::from(counts[c.index()]));
     (best, sum + bonus)
 }
@@ -65,11 +59,7 @@ pub(crate) fn total(counts: [u8; Colour::COUNT]) -> (Option<Colour>, u32) {
 /// CA-24: highest total; ties broken by cathedral contacts; still tied, all of them.
 fn winners(seats: &[SeatScore]) -> Vec<Seat> {
     let best = seats.iter().map(|s| (s.total, s.cathedral_contacts)).max();
-    seats
-        .iter()
-        .filter(|s| Some((s.total, s.cathedral_contacts)) == best)
-        .map(|s| s.seat)
-        .collect()
+    seats.iter().filter(|s| Some((s.total, s.cathedral_contacts)) == best).map(|s| s.seat).collect()
 }
 
 /// Scores every seat from the markers and the town.
@@ -88,25 +78,14 @@ pub(crate) fn score(table: Table, markers: &Markers, town: &Town, provisional: b
         })
         .collect();
     let winners = winners(&seats);
-    Scoring {
-        provisional,
-        seats,
-        winners,
-    }
+    Scoring { provisional, seats, winners }
 }
 
 impl Scoring {
     /// The engine-neutral result: totals per seat and winners.
     #[must_use]
     pub fn outcome(&self) -> Outcome {
-        Outcome {
-            scores: self
-                .seats
-                .iter()
-                .map(|s| i32::try_from(s.total).unwrap_or(i32::MAX))
-                .collect(),
-            winners: self.winners.clone(),
-        }
+        Outcome { scores: self.seats.iter().map(|s| i32::try_from(s.total).unwrap_or(i32::MAX)).collect(), winners: self.winners.clone() }
     }
 }
 
@@ -120,11 +99,7 @@ mod tests {
     #[test]
     fn ca23_best_colour_is_doubled() {
         assert_eq!(total([3, 5, 0, 1]), (Some(Colour(1)), 9 + 5));
-        assert_eq!(
-            total([4, 0, 4, 0]),
-            (Some(Colour(0)), 12),
-            "a tie doubles the lower colour, same total"
-        );
+        assert_eq!(total([4, 0, 4, 0]), (Some(Colour(0)), 12), "a tie doubles the lower colour, same total");
         assert_eq!(total([0; 4]), (None, 0));
     }
 
@@ -147,25 +122,14 @@ mod tests {
     fn ca22_two_players_score_both_colours_supply() {
         let s = score(Table::new(2), &Markers::new(2), &Town::new(), false);
         assert_eq!(s.seats[0].total, 12 + 12 + 12);
-        assert_eq!(
-            s.seats[0]
-                .markers
-                .iter()
-                .map(|m| m.count)
-                .collect::<Vec<_>>(),
-            vec![12, 0, 12, 0]
-        );
+        assert_eq!(s.seats[0].markers.iter().map(|m| m.count).collect::<Vec<_>>(), vec![12, 0, 12, 0]);
     }
 
     /// CA-6/CA-22 at three players: nobody scores the fourth colour.
     #[test]
     fn ca22_three_players_nobody_scores_the_fourth_colour() {
         let s = score(Table::new(3), &Markers::new(3), &Town::new(), false);
-        assert!(
-            s.seats
-                .iter()
-                .all(|seat| seat.markers[3].count == 0 && seat.total == 24)
-        );
+        assert!(s.seats.iter().all(|seat| seat.markers[3].count == 0 && seat.total == 24));
     }
 
     /// CA-24: equal totals are split by cathedral contacts; equal again is a shared win.
@@ -174,39 +138,14 @@ mod tests {
         let table = Table::new(4);
         let markers = Markers::new(4);
         let mut town = Town::new();
-        assert_eq!(
-            score(table, &markers, &town, false).winners,
-            Seat::all(4).collect::<Vec<_>>(),
-            "all tied: a draw"
-        );
+        assert_eq!(score(table, &markers, &town, false).winners, Seat::all(4).collect::<Vec<_>>(), "all tied: a draw");
         // Seat 2's square along the whole north side: 2 edges; seat 1's tower west: 1 edge.
-        town.add(
-            Seat(2),
-            Shape::Square,
-            Colour(2),
-            &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap(),
-        );
-        town.add(
-            Seat(1),
-            Shape::Tower,
-            Colour(1),
-            &Footprint::single(Cell::new(-1, 0)),
-        );
+        town.add(Seat(2), Shape::Square, Colour(2), &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap());
+        town.add(Seat(1), Shape::Tower, Colour(1), &Footprint::single(Cell::new(-1, 0)));
         let s = score(table, &markers, &town, false);
-        assert_eq!(
-            s.seats
-                .iter()
-                .map(|x| x.cathedral_contacts)
-                .collect::<Vec<_>>(),
-            vec![0, 1, 2, 0]
-        );
+        assert_eq!(s.seats.iter().map(|x| x.cathedral_contacts).collect::<Vec<_>>(), vec![0, 1, 2, 0]);
         assert_eq!(s.winners, vec![Seat(2)]);
-        town.add(
-            Seat(1),
-            Shape::Square,
-            Colour(1),
-            &Footprint::square(Cell::new(0, -1), Orientation::Horizontal).unwrap(),
-        );
+        town.add(Seat(1), Shape::Square, Colour(1), &Footprint::square(Cell::new(0, -1), Orientation::Horizontal).unwrap());
         assert_eq!(score(table, &markers, &town, false).winners, vec![Seat(1)]);
     }
 
@@ -217,12 +156,7 @@ mod tests {
         let mut markers = Markers::new(3);
         markers.hand_over(Seat(2), Colour(0), 1);
         let mut town = Town::new();
-        town.add(
-            Seat(0),
-            Shape::Tower,
-            Colour(0),
-            &Footprint::single(Cell::new(-1, 0)),
-        );
+        town.add(Seat(0), Shape::Tower, Colour(0), &Footprint::single(Cell::new(-1, 0)));
         let s = score(table, &markers, &town, false);
         assert_eq!(s.winners, vec![Seat(2)]);
         assert_eq!(s.outcome().scores, vec![22, 24, 25]);
@@ -236,10 +170,7 @@ mod tests {
         let s = score(Table::new(4), &markers, &Town::new(), false);
         assert_eq!(s.seats[1].doubled_colour, Some(Colour(2)));
         assert_eq!(s.seats[1].total, 7 + 12 * 2);
-        assert_eq!(
-            s.seats[2].total, 0,
-            "colour 2's supply is empty: nothing left to receive"
-        );
+        assert_eq!(s.seats[2].total, 0, "colour 2's supply is empty: nothing left to receive");
     }
 
     /// CA-24 at two players: a seat's contacts count both of its colours.
@@ -250,18 +181,10 @@ mod tests {
         town.add(Seat(0), Shape::Tower, Colour(0), &one(-1, 0));
         town.add(Seat(0), Shape::House, Colour(2), &one(0, -1));
         town.add(Seat(0), Shape::House, Colour(2), &one(1, -1));
-        town.add(
-            Seat(1),
-            Shape::Square,
-            Colour(1),
-            &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap(),
-        );
+        town.add(Seat(1), Shape::Square, Colour(1), &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap());
         let s = score(Table::new(2), &Markers::new(2), &town, false);
         assert_eq!(s.outcome().scores, vec![36, 36]);
-        assert_eq!(
-            (s.seats[0].cathedral_contacts, s.seats[1].cathedral_contacts),
-            (3, 2)
-        );
+        assert_eq!((s.seats[0].cathedral_contacts, s.seats[1].cathedral_contacts), (3, 2));
         assert_eq!(s.winners, vec![Seat(0)]);
     }
 
@@ -270,26 +193,10 @@ mod tests {
     #[test]
     fn ca24_three_players_fourth_colour_contacts_count_for_nobody() {
         let mut town = Town::new();
-        town.add(
-            Seat(0),
-            Shape::Square,
-            Colour::FOURTH,
-            &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap(),
-        );
-        town.add(
-            Seat(1),
-            Shape::Tower,
-            Colour(1),
-            &Footprint::single(Cell::new(-1, 0)),
-        );
+        town.add(Seat(0), Shape::Square, Colour::FOURTH, &Footprint::square(Cell::new(0, 1), Orientation::Horizontal).unwrap());
+        town.add(Seat(1), Shape::Tower, Colour(1), &Footprint::single(Cell::new(-1, 0)));
         let s = score(Table::new(3), &Markers::new(3), &town, false);
-        assert_eq!(
-            s.seats
-                .iter()
-                .map(|x| x.cathedral_contacts)
-                .collect::<Vec<_>>(),
-            vec![0, 1, 0]
-        );
+        assert_eq!(s.seats.iter().map(|x| x.cathedral_contacts).collect::<Vec<_>>(), vec![0, 1, 0]);
         assert_eq!(s.winners, vec![Seat(1)]);
     }
 }

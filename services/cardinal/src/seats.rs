@@ -30,11 +30,7 @@ impl Table {
 
     /// The colours `seat` owns: they score for it and it may build them.
     pub(crate) fn own_colours(self, seat: Seat) -> Vec<Colour> {
-        if self.players == 2 {
-            vec![Colour(seat.0), Colour(seat.0 + 2)]
-        } else {
-            vec![Colour(seat.0)]
-        }
+        if self.players == 2 { vec![Colour(seat.0), Colour(seat.0 + 2)] } else { vec![Colour(seat.0)] }
     }
 
     /// The seat owning `colour`, if any (the fourth colour at three players has none).
@@ -53,9 +49,7 @@ impl Table {
 
     /// The colours `seat` may build, in order.
     pub(crate) fn buildable(self, seat: Seat) -> impl Iterator<Item = Colour> {
-        Colour::ALL
-            .into_iter()
-            .filter(move |&c| self.may_build(seat, c))
+        Colour::ALL.into_iter().filter(move |&c| self.may_build(seat, c))
     }
 
     /// Whether markers of `colour` are in play (CA-6: not the fourth colour's at three players).
@@ -90,10 +84,7 @@ mod tests {
         let t = Table::new(3);
         for seat in Seat::all(3) {
             assert_eq!(t.own_colours(seat), vec![Colour(seat.0)]);
-            assert_eq!(
-                t.buildable(seat).collect::<Vec<_>>(),
-                vec![Colour(seat.0), Colour::FOURTH]
-            );
+            assert_eq!(t.buildable(seat).collect::<Vec<_>>(), vec![Colour(seat.0), Colour::FOURTH]);
         }
         assert_eq!(t.owner(Colour::FOURTH), None);
         assert!(!t.counts(Colour::FOURTH));

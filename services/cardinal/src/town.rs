@@ -58,24 +58,9 @@ pub(crate) struct Town {
 impl Town {
     pub(crate) fn new() -> Self {
         let mut occupied = CellMap::default();
-        occupied.insert(
-            NAVE,
-            Piece {
-                shape: Shape::House,
-                colour: None,
-            },
-        );
-        occupied.insert(
-            CATHEDRAL_TOWER,
-            Piece {
-                shape: Shape::Tower,
-                colour: None,
-            },
-        );
-        Town {
-            buildings: Vec::new(),
-            occupied,
-        }
+        occupied.insert(NAVE, Piece { shape: Shape::House, colour: None });
+        occupied.insert(CATHEDRAL_TOWER, Piece { shape: Shape::Tower, colour: None });
+        Town { buildings: Vec::new(), occupied }
     }
 
     pub(crate) fn buildings(&self) -> &[Building] {
@@ -93,13 +78,8 @@ impl Town {
 
     /// Every building zone, sorted (the cardinal is not taken into account).
     pub(crate) fn zones(&self) -> Vec<Cell> {
-        let occupied = [NAVE, CATHEDRAL_TOWER]
-            .into_iter()
-            .chain(self.buildings.iter().flat_map(|b| b.cells.iter().copied()));
-        let mut zones: Vec<Cell> = occupied
-            .flat_map(Cell::neighbours)
-            .filter(|&c| !self.is_occupied(c))
-            .collect();
+        let occupied = [NAVE, CATHEDRAL_TOWER].into_iter().chain(self.buildings.iter().flat_map(|b| b.cells.iter().copied()));
+        let mut zones: Vec<Cell> = occupied.flat_map(Cell::neighbours).filter(|&c| !self.is_occupied(c)).collect();
         zones.sort_unstable();
         zones.dedup();
         zones
@@ -140,21 +120,10 @@ impl Town {
     /// Adds an already-checked building (CA-19: it stays forever).
     pub(crate) fn add(&mut self, seat: Seat, shape: Shape, colour: Colour, footprint: &Footprint) {
         for &cell in footprint.cells() {
-            let previous = self.occupied.insert(
-                cell,
-                Piece {
-                    shape,
-                    colour: Some(colour),
-                },
-            );
+            let previous = self.occupied.insert(cell, Piece { shape, colour: Some(colour) });
             debug_assert!(previous.is_none(), "built over {cell:?}");
         }
-        self.buildings.push(Building {
-            seat,
-            shape,
-            colour,
-            cells: footprint.cells().to_vec(),
-        });
+        self.buildings.push(Building { seat, shape, colour, cells: footprint.cells().to_vec() });
     }
 }
 
@@ -162,23 +131,13 @@ impl Town {
 ///
 /// # Errors
 /// A CA-12 refusal naming the first cell that is not free.
-pub(crate) fn check_free(
-    town: &Town,
-    footprint: &Footprint,
-    cardinal: Option<Cell>,
-) -> Result<(), MoveError> {
+pub(crate) fn check_free(town: &Town, footprint: &Footprint, cardinal: Option<Cell>) -> Result<(), MoveError> {
     for &cell in footprint.cells() {
         if town.is_occupied(cell) {
-            return Err(MoveError::rule(
-                "CA-12",
-                format!("cell ({}, {}) is already built on", cell.x, cell.y),
-            ));
+            return Err(MoveError::rule("CA-12", format!("cell ({}, {}) is already built on", cell.x, cell.y)));
         }
         if cardinal == Some(cell) {
-            return Err(MoveError::rule(
-                "CA-12",
-                format!("law 1: the cardinal stands on ({}, {})", cell.x, cell.y),
-            ));
+            return Err(MoveError::rule("CA-12", format!("law 1: the cardinal stands on ({}, {})", cell.x, cell.y)));
         }
     }
     Ok(())
@@ -188,44 +147,21 @@ pub(crate) fn check_free(
 ///
 /// # Errors
 /// A refusal citing the first law broken.
-pub(crate) fn check_neighbours(
-    shape: Shape,
-    colour: Colour,
-    contacts: &Contacts,
-) -> Result<(), MoveError> {
+pub(crate) fn check_neighbours(shape: Shape, colour: Colour, contacts: &Contacts) -> Result<(), MoveError> {
     if !contacts.touches_anything() {
-        return Err(MoveError::rule(
-            "CA-12",
-            "a building must share an edge with the cathedral or a building",
-        ));
+        return Err(MoveError::rule("CA-12", "a building must share an edge with the cathedral or a building"));
     }
     if shape == Shape::Tower && !contacts.touches_shape(Shape::House) {
-        return Err(MoveError::rule(
-            "CA-13",
-            "law 2: a tower must touch a house",
-        ));
+        return Err(MoveError::rule("CA-13", "law 2: a tower must touch a house"));
     }
     if shape == Shape::Square && !contacts.touches_shape(Shape::House) {
-        return Err(MoveError::rule(
-            "CA-14",
-            "law 3: a square must touch a house",
-        ));
+        return Err(MoveError::rule("CA-14", "law 3: a square must touch a house"));
     }
     if contacts.touches_shape(shape) {
-        return Err(MoveError::rule(
-            "CA-15",
-            format!(
-                "law 4: a {} may not touch another {}",
-                shape.name(),
-                shape.name()
-            ),
-        ));
+        return Err(MoveError::rule("CA-15", format!("law 4: a {} may not touch another {}", shape.name(), shape.name())));
     }
     if contacts.touches_colour(colour) {
-        return Err(MoveError::rule(
-            "CA-16",
-            format!("law 5: a building may not touch a building of its colour ({colour})"),
-        ));
+        return Err(MoveError::rule("CA-16", format!("law 5: a building may not touch a building of its colour ({colour})")));
     }
     Ok(())
 }
@@ -255,9 +191,7 @@ mod tests {
         assert!(town.is_occupied(NAVE) && town.is_occupied(CATHEDRAL_TOWER));
         assert_eq!(town.zones().len(), 6);
         let north_of_nave = town.contacts(&Footprint::single(Cell::new(0, 1)));
-        assert!(
-            north_of_nave.touches_shape(Shape::House) && !north_of_nave.touches_shape(Shape::Tower)
-        );
+        assert!(north_of_nave.touches_shape(Shape::House) && !north_of_nave.touches_shape(Shape::Tower));
         assert_eq!(north_of_nave.colours, 0, "the cathedral has no colour");
         let east = town.contacts(&Footprint::single(Cell::new(2, 0)));
         assert!(east.touches_shape(Shape::Tower) && !east.touches_shape(Shape::House));
@@ -268,27 +202,13 @@ mod tests {
     fn ca12_building_must_be_free_and_touch_the_town() {
         let town = Town::new();
         let far = Footprint::single(Cell::new(5, 5));
-        assert_eq!(
-            rule_of(check_neighbours(
-                Shape::House,
-                Colour(0),
-                &town.contacts(&far)
-            )),
-            "CA-12"
-        );
+        assert_eq!(rule_of(check_neighbours(Shape::House, Colour(0), &town.contacts(&far))), "CA-12");
         let on_nave = Footprint::single(NAVE);
         assert_eq!(rule_of(check_free(&town, &on_nave, None)), "CA-12");
         let under_cardinal = Footprint::single(Cell::new(2, 0));
-        assert_eq!(
-            rule_of(check_free(&town, &under_cardinal, Some(Cell::new(2, 0)))),
-            "CA-12"
-        );
-        let square_half_on_tower =
-            Footprint::square(Cell::new(1, 0), Orientation::Vertical).unwrap();
-        assert_eq!(
-            rule_of(check_free(&town, &square_half_on_tower, None)),
-            "CA-12"
-        );
+        assert_eq!(rule_of(check_free(&town, &under_cardinal, Some(Cell::new(2, 0)))), "CA-12");
+        let square_half_on_tower = Footprint::square(Cell::new(1, 0), Orientation::Vertical).unwrap();
+        assert_eq!(rule_of(check_free(&town, &square_half_on_tower, None)), "CA-12");
     }
 
     /// CA-9 counting: a square lying along a square shares two unit edges.

@@ -21,38 +21,26 @@ pub struct View {
     /// Each seat's colours and takings, in seat order.
     pub seats: Vec<SeatView>,
     /// The colour anyone may build and nobody scores (three players only, CA-6).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub fourth_colour: Option<Colour>,
     /// Where the cathedral stands (CA-3).
     pub cathedral: Cathedral,
     /// Every building, in the order built.
     pub buildings: Vec<Building>,
     /// The cardinal's cell; absent until the first player places it (CA-10).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub cardinal: Option<Cell>,
     /// Markers left in the supply, one entry per colour in colour order (CA-2).
     pub supply: Vec<MarkerCount>,
     /// Buildings not yet built, one entry per colour in colour order (CA-1).
     pub buildings_left: Vec<BuildingsLeft>,
     /// Shape and colour of the last building, which the next one must differ from (CA-17, CA-18).
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub last_built: Option<LastBuilt>,
     /// What the seat to act does next.
     pub phase: Phase,
     /// The seat to act; absent once the game is over.
-    #[cfg_attr(
-        feature = "serde",
-        serde(default, skip_serializing_if = "Option::is_none")
-    )]
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
     pub to_act: Option<Seat>,
     /// Scores and winners: final once the game is over, provisional before (CA-22 … CA-24).
     pub scoring: Scoring,
@@ -110,11 +98,7 @@ pub struct LastBuilt {
 
 /// The step of the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Phase))]
 pub enum Phase {
     /// The seat to act must submit a `build` move.
@@ -137,17 +121,10 @@ impl View {
             players: table.players() as u8,
             first_seat: game.first_seat,
             seats: Seat::all(table.players())
-                .map(|seat| SeatView {
-                    seat,
-                    colours: table.own_colours(seat),
-                    markers_taken: per_colour(game.markers.taken(seat)),
-                })
+                .map(|seat| SeatView { seat, colours: table.own_colours(seat), markers_taken: per_colour(game.markers.taken(seat)) })
                 .collect(),
             fourth_colour: table.fourth_colour(),
-            cathedral: Cathedral {
-                nave: NAVE,
-                tower: CATHEDRAL_TOWER,
-            },
+            cathedral: Cathedral { nave: NAVE, tower: CATHEDRAL_TOWER },
             buildings: game.town.buildings().to_vec(),
             cardinal: game.cardinal,
             supply: per_colour(game.markers.supply()),
@@ -160,9 +137,7 @@ impl View {
                     squares: u32::from(game.stock.left(colour, Shape::Square)),
                 })
                 .collect(),
-            last_built: game
-                .last_built
-                .map(|(shape, colour)| LastBuilt { shape, colour }),
+            last_built: game.last_built.map(|(shape, colour)| LastBuilt { shape, colour }),
             phase,
             to_act,
             scoring: game.scoring(),

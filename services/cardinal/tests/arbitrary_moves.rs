@@ -9,12 +9,7 @@ use proptest::prelude::*;
 
 /// A state reached by `steps` random legal moves (or the end of the game).
 fn reached(players: usize, seed: u64, steps: usize) -> Game {
-    let (mut game, _) = Game::new(&Setup {
-        players,
-        options: Options::default(),
-        seed: test_seed(seed),
-    })
-    .unwrap();
+    let (mut game, _) = Game::new(&Setup { players, options: Options::default(), seed: test_seed(seed) }).unwrap();
     let mut chooser = DeckRng::new(&chooser_seed_bytes(seed));
     for _ in 0..steps {
         let Status::InProgress { to_move } = game.status() else {
@@ -44,16 +39,7 @@ fn any_move() -> impl Strategy<Value = Move> {
         prop::option::of(prop::sample::select(Orientation::ALL.to_vec())),
         prop::option::of(colour()),
     )
-        .prop_map(
-            |(shape, colour, x, y, orientation, bonus_colour)| Move::Build {
-                shape,
-                colour,
-                x,
-                y,
-                orientation,
-                bonus_colour,
-            },
-        );
+        .prop_map(|(shape, colour, x, y, orientation, bonus_colour)| Move::Build { shape, colour, x, y, orientation, bonus_colour });
     prop_oneof![
         6 => build,
         2 => (coordinate(), coordinate()).prop_map(|(x, y)| Move::MoveCardinal { x, y }),

@@ -11,16 +11,10 @@ use ludo_engine::testkit::random_playout;
 use ludo_engine::{Engine, Seat, Seed, Setup, Status, Viewer};
 use serde_json::{Value, json};
 
-const FIXTURES: [&str; 3] = [
-    "cardinal-golden-4p.json",
-    "cardinal-golden-2p.json",
-    "cardinal-golden-3p.json",
-];
+const FIXTURES: [&str; 3] = ["cardinal-golden-4p.json", "cardinal-golden-2p.json", "cardinal-golden-3p.json"];
 
 fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
 fn seed_from_hex(hex: &str) -> Seed {
@@ -41,10 +35,7 @@ fn shape_name(shape: Shape) -> &'static str {
 }
 
 fn parse_shape(s: &str) -> Shape {
-    Shape::ALL
-        .into_iter()
-        .find(|sh| sh.name() == s)
-        .unwrap_or_else(|| panic!("shape {s}"))
+    Shape::ALL.into_iter().find(|sh| sh.name() == s).unwrap_or_else(|| panic!("shape {s}"))
 }
 
 fn orientation_name(o: Orientation) -> &'static str {
@@ -66,14 +57,7 @@ fn parse_orientation(s: &str) -> Orientation {
 /// runs without the `serde` feature (and checks that feature when it is on).
 fn move_to_json(mv: &Move) -> Value {
     match *mv {
-        Move::Build {
-            shape,
-            colour,
-            x,
-            y,
-            orientation,
-            bonus_colour,
-        } => {
+        Move::Build { shape, colour, x, y, orientation, bonus_colour } => {
             let mut v = json!({"type": "build", "shape": shape_name(shape), "colour": colour.0, "x": x, "y": y});
             if let Some(o) = orientation {
                 v["orientation"] = json!(orientation_name(o));
@@ -91,20 +75,8 @@ fn move_to_json(mv: &Move) -> Value {
 /// The move's JSON with its keys in the documented order (serde_json sorts them).
 fn ordered_move_text(mv: &Move) -> String {
     let v = move_to_json(mv);
-    let keys = [
-        "type",
-        "shape",
-        "colour",
-        "x",
-        "y",
-        "orientation",
-        "bonus_colour",
-    ];
-    let fields: Vec<String> = keys
-        .iter()
-        .filter(|k| v.get(**k).is_some())
-        .map(|k| format!("\"{k}\": {}", v[*k]))
-        .collect();
+    let keys = ["type", "shape", "colour", "x", "y", "orientation", "bonus_colour"];
+    let fields: Vec<String> = keys.iter().filter(|k| v.get(**k).is_some()).map(|k| format!("\"{k}\": {}", v[*k])).collect();
     format!("{{{}}}", fields.join(", "))
 }
 
@@ -119,17 +91,10 @@ fn json_to_move(v: &Value) -> Move {
             colour: Colour(int(v, "colour") as u8),
             x: int(v, "x") as i32,
             y: int(v, "y") as i32,
-            orientation: v
-                .get("orientation")
-                .map(|o| parse_orientation(o.as_str().expect("orientation"))),
-            bonus_colour: v
-                .get("bonus_colour")
-                .map(|c| Colour(c.as_u64().expect("bonus") as u8)),
+            orientation: v.get("orientation").map(|o| parse_orientation(o.as_str().expect("orientation"))),
+            bonus_colour: v.get("bonus_colour").map(|c| Colour(c.as_u64().expect("bonus") as u8)),
         },
-        "move_cardinal" => Move::MoveCardinal {
-            x: int(v, "x") as i32,
-            y: int(v, "y") as i32,
-        },
+        "move_cardinal" => Move::MoveCardinal { x: int(v, "x") as i32, y: int(v, "y") as i32 },
         "keep_cardinal" => Move::KeepCardinal,
         other => panic!("move type {other}"),
     }
@@ -138,39 +103,21 @@ fn json_to_move(v: &Value) -> Move {
 /// Replays the fixture's records; returns the game and the seats passed by the server (CA-20).
 fn replay(fixture: &Value) -> (Game, Vec<u64>) {
     let players = fixture["players"].as_u64().expect("players") as usize;
-    let first_seat = fixture["options"]["first_seat"]
-        .as_u64()
-        .map(|s| Seat(s as u8));
-    let setup = Setup {
-        players,
-        options: Options { first_seat },
-        seed: seed_from_hex(fixture["seed"].as_str().expect("seed")),
-    };
+    let first_seat = fixture["options"]["first_seat"].as_u64().map(|s| Seat(s as u8));
+    let setup = Setup { players, options: Options { first_seat }, seed: seed_from_hex(fixture["seed"].as_str().expect("seed")) };
     let (mut game, _) = Game::new(&setup).expect("set-up");
     let mut passes = Vec::new();
-    for (i, record) in fixture["moves"]
-        .as_array()
-        .expect("moves")
-        .iter()
-        .enumerate()
-    {
+    for (i, record) in fixture["moves"].as_array().expect("moves").iter().enumerate() {
         let seat = Seat(int(record, "seat") as u8);
         let mv = json_to_move(&record["move"]);
-        assert_eq!(
-            move_to_json(&mv),
-            record["move"],
-            "record {i} is not in canonical form"
-        );
+        assert_eq!(move_to_json(&mv), record["move"], "record {i} is not in canonical form");
         #[cfg(feature = "serde")]
         {
-            let parsed: Move =
-                serde_json::from_value(record["move"].clone()).expect("serde parses the record");
+            let parsed: Move = serde_json::from_value(record["move"].clone()).expect("serde parses the record");
             assert_eq!(parsed, mv);
             assert_eq!(serde_json::to_value(&mv).unwrap(), record["move"]);
         }
-        let effects = game
-            .apply(seat, &mv)
-            .unwrap_or_else(|err| panic!("record {i} refused: {err}"));
+        let effects = game.apply(seat, &mv).unwrap_or_else(|err| panic!("record {i} refused: {err}"));
         passes.extend(effects.iter().filter_map(|e| match e {
             Effect::ForcedPass { seat } => Some(u64::from(seat.0)),
             _ => None,
@@ -186,43 +133,16 @@ fn golden_games_replay_to_their_recorded_scores() {
         let fixture: Value = serde_json::from_str(&text).expect("fixture JSON");
         assert_eq!(fixture["ruleset"], Game::RULESET);
         let (game, passes) = replay(&fixture);
-        let Status::Finished { result } = game.status() else {
-            panic!("{name}: not finished after its records")
-        };
-        let scores: Vec<i64> = fixture["expected"]["scores"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_i64().unwrap())
-            .collect();
-        let winners: Vec<Seat> = fixture["expected"]["winners"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| Seat(s.as_u64().unwrap() as u8))
-            .collect();
-        assert_eq!(
-            result
-                .scores
-                .iter()
-                .map(|&s| i64::from(s))
-                .collect::<Vec<_>>(),
-            scores,
-            "{name}: scores"
-        );
+        let Status::Finished { result } = game.status() else { panic!("{name}: not finished after its records") };
+        let scores: Vec<i64> = fixture["expected"]["scores"].as_array().unwrap().iter().map(|s| s.as_i64().unwrap()).collect();
+        let winners: Vec<Seat> =
+            fixture["expected"]["winners"].as_array().unwrap().iter().map(|s| Seat(s.as_u64().unwrap() as u8)).collect();
+        assert_eq!(result.scores.iter().map(|&s| i64::from(s)).collect::<Vec<_>>(), scores, "{name}: scores");
         assert_eq!(result.winners, winners, "{name}: winners");
         let view = game.view(Viewer::Spectator);
-        assert_eq!(
-            view.buildings.len() as u64,
-            fixture["expected"]["buildings"].as_u64().unwrap(),
-            "{name}: buildings"
-        );
-        let expected_passes: Vec<u64> = fixture["expected"]["forced_passes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s.as_u64().unwrap())
-            .collect();
+        assert_eq!(view.buildings.len() as u64, fixture["expected"]["buildings"].as_u64().unwrap(), "{name}: buildings");
+        let expected_passes: Vec<u64> =
+            fixture["expected"]["forced_passes"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
         assert_eq!(passes, expected_passes, "{name}: forced passes");
     }
 }
@@ -233,21 +153,12 @@ fn golden_games_replay_to_their_recorded_scores() {
 #[test]
 #[ignore = "writes the golden fixtures; run by hand only"]
 fn write_golden_fixtures() {
-    for (name, players, seed_n, chooser) in [
-        (FIXTURES[0], 4usize, 4004u64, 44u64),
-        (FIXTURES[1], 2, 2002, 22),
-        (FIXTURES[2], 3, 3003, 33),
-    ] {
+    for (name, players, seed_n, chooser) in [(FIXTURES[0], 4usize, 4004u64, 44u64), (FIXTURES[1], 2, 2002, 22), (FIXTURES[2], 3, 3003, 33)]
+    {
         let seed = ludo_engine::testkit::test_seed(seed_n);
-        let setup = Setup {
-            players,
-            options: Options::default(),
-            seed: seed.clone(),
-        };
+        let setup = Setup { players, options: Options::default(), seed: seed.clone() };
         let playout = random_playout::<Game>(&setup, chooser, 500, |_, _| {});
-        let Status::Finished { result } = playout.state.status() else {
-            panic!("unfinished")
-        };
+        let Status::Finished { result } = playout.state.status() else { panic!("unfinished") };
         let passes: Vec<Value> = playout
             .steps
             .iter()
@@ -282,20 +193,12 @@ fn write_golden_fixtures() {
         let moves = fixture["moves"].as_array().unwrap();
         for (i, step) in playout.steps.iter().enumerate() {
             let comma = if i + 1 < moves.len() { "," } else { "" };
-            text.push_str(&format!(
-                "    {{\"seat\": {}, \"move\": {}}}{comma}\n",
-                step.seat.0,
-                ordered_move_text(&step.mv)
-            ));
+            text.push_str(&format!("    {{\"seat\": {}, \"move\": {}}}{comma}\n", step.seat.0, ordered_move_text(&step.mv)));
         }
         text.push_str("  ],\n");
         // Keys sorted whatever serde_json's map type (feature `preserve_order` changes it).
-        let expected: std::collections::BTreeMap<&String, &Value> =
-            fixture["expected"].as_object().unwrap().iter().collect();
-        text.push_str(&format!(
-            "  \"expected\": {}\n}}\n",
-            serde_json::to_string(&expected).unwrap()
-        ));
+        let expected: std::collections::BTreeMap<&String, &Value> = fixture["expected"].as_object().unwrap().iter().collect();
+        text.push_str(&format!("  \"expected\": {}\n}}\n", serde_json::to_string(&expected).unwrap()));
         std::fs::write(fixture_path(name), text).expect("write fixture");
     }
 }

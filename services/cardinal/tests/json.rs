@@ -11,35 +11,18 @@ fn to_json<T: serde::Serialize>(value: &T) -> Value {
 }
 
 fn game(players: usize, first: u8) -> Game {
-    Game::new(&Setup {
-        players,
-        options: Options {
-            first_seat: Some(Seat(first)),
-        },
-        seed: test_seed(1),
-    })
-    .unwrap()
-    .0
+    Game::new(&Setup { players, options: Options { first_seat: Some(Seat(first)) }, seed: test_seed(1) }).unwrap().0
 }
 
 #[test]
 fn move_shapes() {
-    assert_eq!(
-        to_json(&Move::house(1, 2, 0)),
-        json!({"type": "build", "shape": "house", "colour": 1, "x": 2, "y": 0})
-    );
+    assert_eq!(to_json(&Move::house(1, 2, 0)), json!({"type": "build", "shape": "house", "colour": 1, "x": 2, "y": 0}));
     assert_eq!(
         to_json(&Move::square(0, -1, 3, Orientation::Vertical).with_bonus(2)),
         json!({"type": "build", "shape": "square", "colour": 0, "x": -1, "y": 3, "orientation": "vertical", "bonus_colour": 2})
     );
-    assert_eq!(
-        to_json(&Move::cardinal_to(-2, 5)),
-        json!({"type": "move_cardinal", "x": -2, "y": 5})
-    );
-    assert_eq!(
-        to_json(&Move::KeepCardinal),
-        json!({"type": "keep_cardinal"})
-    );
+    assert_eq!(to_json(&Move::cardinal_to(-2, 5)), json!({"type": "move_cardinal", "x": -2, "y": 5}));
+    assert_eq!(to_json(&Move::KeepCardinal), json!({"type": "keep_cardinal"}));
 }
 
 #[test]
@@ -53,47 +36,21 @@ fn moves_parse_from_their_documented_shape() {
         parse(json!({"type": "build", "shape": "tower", "colour": 3, "x": 0, "y": 1, "orientation": null})).unwrap(),
         Move::tower(3, 0, 1)
     );
-    assert_eq!(
-        parse(json!({"type": "keep_cardinal"})).unwrap(),
-        Move::KeepCardinal
-    );
+    assert_eq!(parse(json!({"type": "keep_cardinal"})).unwrap(), Move::KeepCardinal);
     // Unknown fields, unknown types, bad enum values and out-of-range numbers are parse errors.
-    assert!(
-        parse(json!({"type": "build", "shape": "house", "colour": 1, "x": 2, "y": 0, "color": 1}))
-            .is_err()
-    );
+    assert!(parse(json!({"type": "build", "shape": "house", "colour": 1, "x": 2, "y": 0, "color": 1})).is_err());
     assert!(parse(json!({"type": "move_cardinal", "x": 1, "y": 1, "z": 0})).is_err());
     assert!(parse(json!({"type": "pass"})).is_err());
-    assert!(
-        parse(json!({"type": "build", "shape": "castle", "colour": 1, "x": 2, "y": 0})).is_err()
-    );
-    assert!(
-        parse(
-            json!({"type": "build", "shape": "house", "colour": 1, "x": 2_147_483_648_i64, "y": 0})
-        )
-        .is_err()
-    );
-    assert!(
-        parse(json!({"type": "build", "shape": "house", "colour": -1, "x": 2, "y": 0})).is_err()
-    );
+    assert!(parse(json!({"type": "build", "shape": "castle", "colour": 1, "x": 2, "y": 0})).is_err());
+    assert!(parse(json!({"type": "build", "shape": "house", "colour": 1, "x": 2_147_483_648_i64, "y": 0})).is_err());
+    assert!(parse(json!({"type": "build", "shape": "house", "colour": -1, "x": 2, "y": 0})).is_err());
 }
 
 #[test]
 fn options_shapes() {
-    assert_eq!(
-        serde_json::from_value::<Options>(json!({})).unwrap(),
-        Options::default()
-    );
-    assert_eq!(
-        serde_json::from_value::<Options>(json!({"first_seat": null})).unwrap(),
-        Options::default()
-    );
-    assert_eq!(
-        serde_json::from_value::<Options>(json!({"first_seat": 2})).unwrap(),
-        Options {
-            first_seat: Some(Seat(2))
-        }
-    );
+    assert_eq!(serde_json::from_value::<Options>(json!({})).unwrap(), Options::default());
+    assert_eq!(serde_json::from_value::<Options>(json!({"first_seat": null})).unwrap(), Options::default());
+    assert_eq!(serde_json::from_value::<Options>(json!({"first_seat": 2})).unwrap(), Options { first_seat: Some(Seat(2)) });
     assert!(serde_json::from_value::<Options>(json!({"first_player": 2})).is_err());
     assert_eq!(to_json(&Options::default()), json!({"first_seat": null}));
 }
@@ -101,44 +58,24 @@ fn options_shapes() {
 #[test]
 fn effect_shapes() {
     let mut g = game(4, 0);
-    let built = g
-        .apply(Seat(0), &Move::tower(0, 0, 1).with_bonus(2))
-        .unwrap();
+    let built = g.apply(Seat(0), &Move::tower(0, 0, 1).with_bonus(2)).unwrap();
     assert_eq!(
         to_json(&built),
         json!([{"type": "built", "seat": 0, "shape": "tower", "colour": 0, "cells": [{"x": 0, "y": 1}], "markers_taken": [], "bonus_colour": 2}])
     );
     let moved = g.apply(Seat(0), &Move::cardinal_to(2, 0)).unwrap();
-    assert_eq!(
-        to_json(&moved),
-        json!([{"type": "cardinal_moved", "seat": 0, "x": 2, "y": 0}])
-    );
+    assert_eq!(to_json(&moved), json!([{"type": "cardinal_moved", "seat": 0, "x": 2, "y": 0}]));
     let built = g.apply(Seat(1), &Move::house(1, 1, 1)).unwrap();
-    assert_eq!(
-        to_json(&built)[0]["markers_taken"],
-        json!([{"colour": 0, "count": 1}])
-    );
-    assert_eq!(
-        to_json(&Effect::ForcedPass { seat: Seat(3) }),
-        json!({"type": "forced_pass", "seat": 3})
-    );
-    assert_eq!(
-        to_json(&Effect::CardinalKept { seat: Seat(1) }),
-        json!({"type": "cardinal_kept", "seat": 1})
-    );
-    assert_eq!(
-        to_json(&Effect::GameStarted {
-            first_seat: Seat(2)
-        }),
-        json!({"type": "game_started", "first_seat": 2})
-    );
+    assert_eq!(to_json(&built)[0]["markers_taken"], json!([{"colour": 0, "count": 1}]));
+    assert_eq!(to_json(&Effect::ForcedPass { seat: Seat(3) }), json!({"type": "forced_pass", "seat": 3}));
+    assert_eq!(to_json(&Effect::CardinalKept { seat: Seat(1) }), json!({"type": "cardinal_kept", "seat": 1}));
+    assert_eq!(to_json(&Effect::GameStarted { first_seat: Seat(2) }), json!({"type": "game_started", "first_seat": 2}));
 }
 
 #[test]
 fn view_shape() {
     let mut g = game(3, 0);
-    g.apply(Seat(0), &Move::tower(0, 0, 1).with_bonus(1))
-        .unwrap();
+    g.apply(Seat(0), &Move::tower(0, 0, 1).with_bonus(1)).unwrap();
     let v = to_json(&g.view(Viewer::Spectator));
     let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
@@ -160,14 +97,8 @@ fn view_shape() {
         ],
         "no cardinal yet: the key is left out"
     );
-    assert_eq!(
-        v["cathedral"],
-        json!({"nave": {"x": 0, "y": 0}, "tower": {"x": 1, "y": 0}})
-    );
-    assert_eq!(
-        v["buildings"],
-        json!([{"seat": 0, "shape": "tower", "colour": 0, "cells": [{"x": 0, "y": 1}]}])
-    );
+    assert_eq!(v["cathedral"], json!({"nave": {"x": 0, "y": 0}, "tower": {"x": 1, "y": 0}}));
+    assert_eq!(v["buildings"], json!([{"seat": 0, "shape": "tower", "colour": 0, "cells": [{"x": 0, "y": 1}]}]));
     assert_eq!(v["phase"], json!("cardinal"));
     assert_eq!(v["last_built"], json!({"shape": "tower", "colour": 0}));
     assert_eq!(
@@ -175,10 +106,7 @@ fn view_shape() {
         json!({"seat": 0, "colours": [0], "markers_taken": [
         {"colour": 0, "count": 0}, {"colour": 1, "count": 1}, {"colour": 2, "count": 0}, {"colour": 3, "count": 0}]})
     );
-    assert_eq!(
-        v["buildings_left"][0],
-        json!({"colour": 0, "houses": 2, "towers": 1, "squares": 2})
-    );
+    assert_eq!(v["buildings_left"][0], json!({"colour": 0, "houses": 2, "towers": 1, "squares": 2}));
     assert_eq!(v["scoring"]["provisional"], json!(true));
     assert_eq!(v["scoring"]["seats"][0]["doubled_colour"], json!(0));
     assert_eq!(v["scoring"]["seats"][0]["total"], json!(25));
@@ -190,37 +118,20 @@ fn view_shape() {
 #[test]
 fn moves_and_effects_round_trip() {
     for players in 2..=4 {
-        random_playout::<Game>(
-            &Setup {
-                players,
-                options: Options::default(),
-                seed: test_seed(9),
-            },
-            3,
-            200,
-            |game, step| {
-                for mv in
-                    game.legal_moves(game.status().to_move().first().copied().unwrap_or(Seat(0)))
-                {
-                    let text = serde_json::to_string(&mv).unwrap();
-                    assert!(!text.contains("null"), "{text}");
-                    assert_eq!(serde_json::from_str::<Move>(&text).unwrap(), mv);
+        random_playout::<Game>(&Setup { players, options: Options::default(), seed: test_seed(9) }, 3, 200, |game, step| {
+            for mv in game.legal_moves(game.status().to_move().first().copied().unwrap_or(Seat(0))) {
+                let text = serde_json::to_string(&mv).unwrap();
+                assert!(!text.contains("null"), "{text}");
+                assert_eq!(serde_json::from_str::<Move>(&text).unwrap(), mv);
+            }
+            if let Some(step) = step {
+                for effect in &step.effects {
+                    assert_eq!(serde_json::from_value::<Effect>(to_json(effect)).unwrap(), *effect);
                 }
-                if let Some(step) = step {
-                    for effect in &step.effects {
-                        assert_eq!(
-                            serde_json::from_value::<Effect>(to_json(effect)).unwrap(),
-                            *effect
-                        );
-                    }
-                }
-                let view = game.view(Viewer::Spectator);
-                assert_eq!(
-                    serde_json::from_value::<View>(to_json(&view)).unwrap(),
-                    view
-                );
-            },
-        );
+            }
+            let view = game.view(Viewer::Spectator);
+            assert_eq!(serde_json::from_value::<View>(to_json(&view)).unwrap(), view);
+        });
     }
 }
 
@@ -238,22 +149,10 @@ mod schema {
         <Move as ToSchema>::schemas(&mut schemas);
         <Effect as ToSchema>::schemas(&mut schemas);
         <View as ToSchema>::schemas(&mut schemas);
-        schemas.push((
-            <Options as ToSchema>::name().into(),
-            <Options as PartialSchema>::schema(),
-        ));
-        schemas.push((
-            <Move as ToSchema>::name().into(),
-            <Move as PartialSchema>::schema(),
-        ));
-        schemas.push((
-            <Effect as ToSchema>::name().into(),
-            <Effect as PartialSchema>::schema(),
-        ));
-        schemas.push((
-            <View as ToSchema>::name().into(),
-            <View as PartialSchema>::schema(),
-        ));
+        schemas.push((<Options as ToSchema>::name().into(), <Options as PartialSchema>::schema()));
+        schemas.push((<Move as ToSchema>::name().into(), <Move as PartialSchema>::schema()));
+        schemas.push((<Effect as ToSchema>::name().into(), <Effect as PartialSchema>::schema()));
+        schemas.push((<View as ToSchema>::name().into(), <View as PartialSchema>::schema()));
         let mut components = Components::new();
         components.schemas.extend(schemas);
         let mut api = OpenApi::default();
@@ -272,12 +171,8 @@ mod schema {
                             continue;
                         }
                         let described = prop.get("description").is_some()
-                            || prop
-                                .get("allOf")
-                                .is_some_and(|all| all.to_string().contains("description"))
-                            || prop
-                                .get("oneOf")
-                                .is_some_and(|one| one.to_string().contains("description"));
+                            || prop.get("allOf").is_some_and(|all| all.to_string().contains("description"))
+                            || prop.get("oneOf").is_some_and(|one| one.to_string().contains("description"));
                         if !described {
                             out.push(format!("{path}.{name}"));
                         }
@@ -310,18 +205,11 @@ mod schema {
             "cardinal.Cell",
             "cardinal.MarkerCount",
         ] {
-            assert!(
-                schemas.get(name).is_some(),
-                "schema {name} missing from {:?}",
-                schemas.as_object().unwrap().keys()
-            );
+            assert!(schemas.get(name).is_some(), "schema {name} missing from {:?}", schemas.as_object().unwrap().keys());
         }
         let mut missing = Vec::new();
         undocumented("", &schemas, &mut missing);
-        assert!(
-            missing.is_empty(),
-            "fields without a description: {missing:#?}"
-        );
+        assert!(missing.is_empty(), "fields without a description: {missing:#?}");
     }
 
     #[test]
@@ -332,10 +220,7 @@ mod schema {
             println!("{}", serde_json::to_string_pretty(&schemas).unwrap());
         }
         for tag in ["build", "move_cardinal", "keep_cardinal"] {
-            assert!(
-                text.contains(&format!("\"{tag}\"")),
-                "tag {tag} missing: {text}"
-            );
+            assert!(text.contains(&format!("\"{tag}\"")), "tag {tag} missing: {text}");
         }
     }
 }

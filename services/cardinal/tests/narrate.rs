@@ -11,10 +11,7 @@ const GAMES_PER_PLAYER_COUNT: u64 = 100;
 const MAX_MOVES: usize = 200;
 
 fn names(players: usize) -> Vec<String> {
-    ["Ann", "Bob", "Cid", "Dee"][..players]
-        .iter()
-        .map(|&n| n.to_owned())
-        .collect()
+    ["Ann", "Bob", "Cid", "Dee"][..players].iter().map(|&n| n.to_owned()).collect()
 }
 
 fn variant(effect: &Effect) -> &'static str {
@@ -31,10 +28,7 @@ fn variant(effect: &Effect) -> &'static str {
 fn check(game: &Game, effect: &Effect, names: &[String]) {
     let named = Game::narrate(effect, names);
     assert!(!named.trim().is_empty(), "empty narration of {effect:?}");
-    assert!(
-        !named.contains("seat "),
-        "a seat at the table was not named: {named}"
-    );
+    assert!(!named.contains("seat "), "a seat at the table was not named: {named}");
     assert!(!Game::narrate(effect, &[]).trim().is_empty());
     // No hidden information: every viewer reads the same sentence.
     let redacted = game.redact(effect, Viewer::Spectator);
@@ -47,11 +41,7 @@ fn every_effect_of_random_games_narrates() {
     for players in 2..=4 {
         let names = names(players);
         for n in 0..GAMES_PER_PLAYER_COUNT {
-            let setup = Setup {
-                players,
-                options: Options::default(),
-                seed: test_seed(n),
-            };
+            let setup = Setup { players, options: Options::default(), seed: test_seed(n) };
             random_playout::<Game>(&setup, n, MAX_MOVES, |game, step| {
                 let effects = match step {
                     Some(step) => step.effects.clone(),
@@ -64,9 +54,5 @@ fn every_effect_of_random_games_narrates() {
             });
         }
     }
-    assert_eq!(
-        seen.len(),
-        6,
-        "random games should show every kind of effect: {seen:?}"
-    );
+    assert_eq!(seen.len(), 6, "random games should show every kind of effect: {seen:?}");
 }

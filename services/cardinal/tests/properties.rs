@@ -14,18 +14,11 @@ const MAX_MOVES: usize = 200;
 const GAMES_PER_PLAYER_COUNT: u64 = 1000;
 
 fn setup(players: usize, n: u64) -> Setup<Options> {
-    Setup {
-        players,
-        options: Options::default(),
-        seed: test_seed(n),
-    }
+    Setup { players, options: Options::default(), seed: test_seed(n) }
 }
 
 fn cathedral() -> [(Cell, Shape); 2] {
-    [
-        (Cell::new(0, 0), Shape::House),
-        (Cell::new(1, 0), Shape::Tower),
-    ]
+    [(Cell::new(0, 0), Shape::House), (Cell::new(1, 0), Shape::Tower)]
 }
 
 fn touches(a: Cell, b: Cell) -> bool {
@@ -34,11 +27,7 @@ fn touches(a: Cell, b: Cell) -> bool {
 
 /// The colours a seat owns, written out from CA-5/6/7 independently of the engine.
 fn own_colours(players: usize, seat: usize) -> Vec<u8> {
-    if players == 2 {
-        vec![seat as u8, seat as u8 + 2]
-    } else {
-        vec![seat as u8]
-    }
+    if players == 2 { vec![seat as u8, seat as u8 + 2] } else { vec![seat as u8] }
 }
 
 fn may_build(players: usize, seat: usize, colour: u8) -> bool {
@@ -52,33 +41,16 @@ fn check_state(game: &Game) {
     // Markers are conserved (CA-2).
     for c in 0..4 {
         let taken: u32 = v.seats.iter().map(|s| s.markers_taken[c].count).sum();
-        assert_eq!(
-            v.supply[c].count + taken,
-            12,
-            "markers of colour {c} not conserved"
-        );
+        assert_eq!(v.supply[c].count + taken, 12, "markers of colour {c} not conserved");
         if players == 3 && c == 3 {
             assert_eq!(taken, 0, "fourth-colour markers left the supply (CA-6)");
         }
     }
     // Buildings are conserved (CA-1).
     for left in &v.buildings_left {
-        for (shape, n_left) in [
-            (Shape::House, left.houses),
-            (Shape::Tower, left.towers),
-            (Shape::Square, left.squares),
-        ] {
-            let built = v
-                .buildings
-                .iter()
-                .filter(|b| b.colour == left.colour && b.shape == shape)
-                .count() as u32;
-            assert_eq!(
-                built + n_left,
-                2,
-                "{shape:?} of {:?} not conserved",
-                left.colour
-            );
+        for (shape, n_left) in [(Shape::House, left.houses), (Shape::Tower, left.towers), (Shape::Square, left.squares)] {
+            let built = v.buildings.iter().filter(|b| b.colour == left.colour && b.shape == shape).count() as u32;
+            assert_eq!(built + n_left, 2, "{shape:?} of {:?} not conserved", left.colour);
         }
     }
     // No two pieces on one cell; each cell knows its shape and colour.
@@ -91,24 +63,15 @@ fn check_state(game: &Game) {
         if b.cells.len() == 2 {
             assert!(touches(b.cells[0], b.cells[1]));
         }
-        assert!(
-            may_build(players, b.seat.index(), b.colour.0),
-            "{b:?} built by a seat not playing its colour"
-        );
+        assert!(may_build(players, b.seat.index(), b.colour.0), "{b:?} built by a seat not playing its colour");
         for &cell in &b.cells {
-            assert!(
-                board.insert(cell, (i, b.shape, Some(b.colour))).is_none(),
-                "two pieces on {cell:?}"
-            );
+            assert!(board.insert(cell, (i, b.shape, Some(b.colour))).is_none(), "two pieces on {cell:?}");
         }
     }
     // The cardinal stands on a free building zone (CA-4, CA-10).
     if let Some(c) = v.cardinal {
         assert!(!board.contains_key(&c), "the cardinal is under a building");
-        assert!(
-            board.keys().any(|&o| touches(o, c)),
-            "the cardinal is off the town"
-        );
+        assert!(board.keys().any(|&o| touches(o, c)), "the cardinal is off the town");
     }
     // Every building obeys the laws against all its neighbours (CA-12 … CA-16), and
     // laws 6 and 7 hold between consecutive buildings (CA-17, CA-18).
@@ -116,29 +79,16 @@ fn check_state(game: &Game) {
         let neighbours: Vec<(usize, Shape, Option<Colour>)> = b
             .cells
             .iter()
-            .flat_map(|&c| {
-                board
-                    .iter()
-                    .filter(move |(o, _)| touches(**o, c))
-                    .map(|(_, p)| *p)
-            })
+            .flat_map(|&c| board.iter().filter(move |(o, _)| touches(**o, c)).map(|(_, p)| *p))
             .filter(|(j, _, _)| *j != i)
             .collect();
-        assert!(
-            neighbours
-                .iter()
-                .any(|(j, _, _)| *j == usize::MAX || *j < i),
-            "{b:?} built touching nothing"
-        );
+        assert!(neighbours.iter().any(|(j, _, _)| *j == usize::MAX || *j < i), "{b:?} built touching nothing");
         for (_, shape, colour) in &neighbours {
             assert_ne!(*shape, b.shape, "law 4 broken by {b:?}");
             assert_ne!(*colour, Some(b.colour), "law 5 broken by {b:?}");
         }
         if b.shape != Shape::House {
-            assert!(
-                neighbours.iter().any(|(_, s, _)| *s == Shape::House),
-                "laws 2/3 broken by {b:?}"
-            );
+            assert!(neighbours.iter().any(|(_, s, _)| *s == Shape::House), "laws 2/3 broken by {b:?}");
         }
         if i > 0 {
             let prev = &v.buildings[i - 1];
@@ -168,23 +118,13 @@ fn check_step(before: &View, after: &View, step: &Step<Game>) {
         (Move::Build { shape, colour, .. }, Some(Effect::Built { seat, cells, .. })) => {
             assert_eq!(*seat, step.seat);
             let last = after.buildings.last().expect("a building");
-            assert_eq!(
-                (&last.cells, last.shape, last.colour),
-                (cells, *shape, *colour)
-            );
+            assert_eq!((&last.cells, last.shape, last.colour), (cells, *shape, *colour));
             assert_eq!(after.buildings.len(), before.buildings.len() + 1);
-            assert_eq!(
-                after.buildings[..before.buildings.len()],
-                before.buildings[..],
-                "CA-19: a building moved"
-            );
+            assert_eq!(after.buildings[..before.buildings.len()], before.buildings[..], "CA-19: a building moved");
             assert_eq!(after.phase, Phase::Cardinal);
             assert_eq!(step.effects.len(), 1);
         }
-        (
-            Move::MoveCardinal { .. } | Move::KeepCardinal,
-            Some(Effect::CardinalMoved { .. } | Effect::CardinalKept { .. }),
-        ) => {
+        (Move::MoveCardinal { .. } | Move::KeepCardinal, Some(Effect::CardinalMoved { .. } | Effect::CardinalKept { .. })) => {
             assert_eq!(after.buildings, before.buildings);
             // The passes name exactly the seats between the builder and the next seat to act.
             let passed: Vec<Seat> = step.effects[1..]
@@ -208,10 +148,7 @@ fn check_step(before: &View, after: &View, step: &Step<Game>) {
                 }
                 None => {
                     assert!(passed.is_empty());
-                    assert!(matches!(
-                        step.effects.last(),
-                        Some(Effect::GameEnded { .. })
-                    ));
+                    assert!(matches!(step.effects.last(), Some(Effect::GameEnded { .. })));
                 }
             }
         }
@@ -249,11 +186,7 @@ fn probe_random_moves(game: &Game, rng: &mut DeckRng, players: usize) {
                 colour: Colour(rng.below(5) as u8),
                 x,
                 y,
-                orientation: [
-                    None,
-                    Some(Orientation::Horizontal),
-                    Some(Orientation::Vertical),
-                ][rng.below(3) as usize],
+                orientation: [None, Some(Orientation::Horizontal), Some(Orientation::Vertical)][rng.below(3) as usize],
                 bonus_colour: [None, None, Some(Colour(rng.below(5) as u8))][rng.below(3) as usize],
             },
         };
@@ -312,10 +245,7 @@ fn recompute_scores(players: usize, view: &View, bonus: (Seat, Colour)) -> (Vec<
         rows.push((total as i32, contacts));
     }
     let best = rows.iter().max().copied();
-    let winners = (0..players)
-        .filter(|&s| Some(rows[s]) == best)
-        .map(|s| Seat(s as u8))
-        .collect();
+    let winners = (0..players).filter(|&s| Some(rows[s]) == best).map(|s| Seat(s as u8)).collect();
     (rows.iter().map(|r| r.0).collect(), winners)
 }
 
@@ -339,11 +269,7 @@ fn play_many(players: usize) {
         };
         let view = playout.state.view(Viewer::Spectator);
         let bonus = match &playout.steps[0].effects[0] {
-            Effect::Built {
-                seat,
-                bonus_colour: Some(c),
-                ..
-            } => (*seat, *c),
+            Effect::Built { seat, bonus_colour: Some(c), .. } => (*seat, *c),
             other => panic!("first effect {other:?}"),
         };
         let (scores, winners) = recompute_scores(players, &view, bonus);
@@ -354,12 +280,7 @@ fn play_many(players: usize) {
             other => panic!("game {n} did not end with game_ended: {other:?}"),
         }
         lengths.insert(view.buildings.len());
-        passes += playout
-            .steps
-            .iter()
-            .flat_map(|s| &s.effects)
-            .filter(|e| matches!(e, Effect::ForcedPass { .. }))
-            .count();
+        passes += playout.steps.iter().flat_map(|s| &s.effects).filter(|e| matches!(e, Effect::ForcedPass { .. })).count();
     }
     // The random games should cover short and long games, and forced passes.
     assert!(lengths.len() > 5, "{lengths:?}");
@@ -402,11 +323,8 @@ fn legal_moves_equal_brute_force() {
                 hi = (hi.0.max(c.x + 2), hi.1.max(c.y + 2));
             }
             let mut candidates = vec![Move::KeepCardinal];
-            let bonuses: Vec<Option<Colour>> = if v.buildings.is_empty() {
-                (0..5).map(|c| Some(Colour(c))).collect()
-            } else {
-                vec![None, Some(Colour(0))]
-            };
+            let bonuses: Vec<Option<Colour>> =
+                if v.buildings.is_empty() { (0..5).map(|c| Some(Colour(c))).collect() } else { vec![None, Some(Colour(0))] };
             for x in lo.0..=hi.0 {
                 for y in lo.1..=hi.1 {
                     candidates.push(Move::MoveCardinal { x, y });
@@ -418,14 +336,7 @@ fn legal_moves_equal_brute_force() {
                                 (Shape::Square, Some(Orientation::Horizontal)),
                                 (Shape::Square, Some(Orientation::Vertical)),
                             ] {
-                                candidates.push(Move::Build {
-                                    shape,
-                                    colour,
-                                    x,
-                                    y,
-                                    orientation,
-                                    bonus_colour,
-                                });
+                                candidates.push(Move::Build { shape, colour, x, y, orientation, bonus_colour });
                             }
                         }
                     }
@@ -452,12 +363,7 @@ fn playouts_are_deterministic() {
         let a = random_playout::<Game>(&setup(players, 77), 5, MAX_MOVES, |_, _| {});
         let b = random_playout::<Game>(&setup(players, 77), 5, MAX_MOVES, |_, _| {});
         assert_eq!(a.state, b.state);
-        let moves = |p: &ludo_engine::testkit::Playout<Game>| {
-            p.steps
-                .iter()
-                .map(|s| (s.seat, s.mv.clone()))
-                .collect::<Vec<_>>()
-        };
+        let moves = |p: &ludo_engine::testkit::Playout<Game>| p.steps.iter().map(|s| (s.seat, s.mv.clone())).collect::<Vec<_>>();
         assert_eq!(moves(&a), moves(&b));
     }
 }

@@ -15,9 +15,9 @@ mod error;
 pub mod rng;
 mod seat;
 mod status;
-pub mod words;
 #[cfg(feature = "testkit")]
 pub mod testkit;
+pub mod words;
 
 pub use error::{MoveError, SetupError};
 pub use rng::{DeckRng, Seed};

@@ -88,9 +88,7 @@ pub fn check_replay<E: Engine>(setup: &Setup<E::Options>, playout: &Playout<E>) 
     let (mut replayed, effects) = E::new(setup).expect("set-up refused on replay");
     assert_eq!(effects, playout.setup_effects, "set-up effects differ on replay");
     for (i, step) in playout.steps.iter().enumerate() {
-        let effects = replayed
-            .apply(step.seat, &step.mv)
-            .unwrap_or_else(|err| panic!("move {i} refused on replay: {err}"));
+        let effects = replayed.apply(step.seat, &step.mv).unwrap_or_else(|err| panic!("move {i} refused on replay: {err}"));
         assert_eq!(effects, step.effects, "effects of move {i} differ on replay");
     }
     assert_eq!(replayed, playout.state, "replayed state differs from the live one");

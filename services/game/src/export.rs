@@ -206,15 +206,23 @@ pub fn check(export: &[u8]) -> Verified {
     let RecordBody::GameCreated(created) = &first.body else {
         return fail(report, 2, Some(0), "record 0 is not game_created".into(), &header);
     };
-    for (what, header_value, record_value) in
-        [("game_id", &header.game_id, &created.game_id), ("kind", &header.kind, &created.kind), ("ruleset", &header.ruleset, &created.ruleset)]
-    {
+    for (what, header_value, record_value) in [
+        ("game_id", &header.game_id, &created.game_id),
+        ("kind", &header.kind, &created.kind),
+        ("ruleset", &header.ruleset, &created.ruleset),
+    ] {
         if header_value != record_value {
             return fail(report, 1, None, format!("the header's {what} `{header_value}` is not record 0's `{record_value}`"), &header);
         }
     }
     if header.records != records.len() as u64 {
-        return fail(report, 1, None, format!("the header announces {} records, the export holds {}", header.records, records.len()), &header);
+        return fail(
+            report,
+            1,
+            None,
+            format!("the header announces {} records, the export holds {}", header.records, records.len()),
+            &header,
+        );
     }
     let Some(seed_hex) = &header.seed else {
         report.seed = SeedCheck::Absent;
@@ -237,7 +245,13 @@ pub fn check(export: &[u8]) -> Verified {
         Ok(replayed) => {
             let status = replayed.game.status();
             if status.is_finished() != header.finished {
-                return fail(report, 1, None, format!("the header says finished: {}, the replayed game says {}", header.finished, status.is_finished()), &header);
+                return fail(
+                    report,
+                    1,
+                    None,
+                    format!("the header says finished: {}, the replayed game says {}", header.finished, status.is_finished()),
+                    &header,
+                );
             }
             report.replayed = true;
             report.view = Some(replayed.game.view(Viewer::Omniscient));

@@ -194,7 +194,12 @@ pub trait JsonEngine:
 }
 
 impl<E> JsonEngine for E where
-    E: Engine<Options: Serialize + DeserializeOwned, Move: Serialize + DeserializeOwned, View: Serialize, Effect: Serialize + DeserializeOwned>
+    E: Engine<
+            Options: Serialize + DeserializeOwned,
+            Move: Serialize + DeserializeOwned,
+            View: Serialize,
+            Effect: Serialize + DeserializeOwned,
+        >
 {
 }
 

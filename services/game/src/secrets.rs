@@ -87,11 +87,8 @@ impl Secrets {
     /// The bytes kept as the stream's sealed data.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let stored = StoredSecrets {
-            format: 1,
-            seed: hex::encode(self.seed.0),
-            token_hashes: self.token_hashes.iter().map(hex::encode).collect(),
-        };
+        let stored =
+            StoredSecrets { format: 1, seed: hex::encode(self.seed.0), token_hashes: self.token_hashes.iter().map(hex::encode).collect() };
         serde_json::to_vec(&stored).expect("secrets serialize")
     }
 

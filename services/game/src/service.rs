@@ -10,14 +10,14 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
-    SeatInfo, SeatToken, Step, StepPage, SubmitMove,
+    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, GameUpdate, ImportedGame, KindInfo, LegalMoves,
+    ListFilter, MoveAccepted, SeatInfo, SeatToken, Step, StepPage, SubmitMove,
 };
 use crate::error::ServiceError;
-use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
-use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
 use crate::export;
+use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
 use crate::metrics::{KindLabel, Metrics};
+use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
 use crate::replay::{ReplayError, Replayed, Replayer, replay};
 use crate::secrets::{self, Secrets};
 
@@ -95,9 +95,12 @@ impl Slot {
     fn viewer(&self, token: Option<&str>) -> Result<Viewer, ServiceError> {
         match token {
             None => Ok(Viewer::Spectator),
-            Some(token) => self.meta.secrets.seat_of(token).map(Viewer::Seat).ok_or_else(|| ServiceError::Unauthorized {
-                reason: "this token opens no seat of this game".into(),
-            }),
+            Some(token) => self
+                .meta
+                .secrets
+                .seat_of(token)
+                .map(Viewer::Seat)
+                .ok_or_else(|| ServiceError::Unauthorized { reason: "this token opens no seat of this game".into() }),
         }
     }
 
@@ -211,14 +214,20 @@ fn refused(err: ApplyError) -> ServiceError {
         ApplyError::Invalid { field, reason } => ServiceError::InvalidInput { field, reason },
         ApplyError::Refused(MoveError::GameOver) => ServiceError::GameFinished,
         ApplyError::Refused(MoveError::NotYourTurn { seat, to_move }) => ServiceError::NotYourTurn { seat, to_move },
-        ApplyError::Refused(MoveError::UnknownSeat { seat }) => ServiceError::Internal(format!("token opened {seat}, unknown to the engine")),
+        ApplyError::Refused(MoveError::UnknownSeat { seat }) => {
+            ServiceError::Internal(format!("token opened {seat}, unknown to the engine"))
+        }
         ApplyError::Refused(MoveError::Rule { rule, reason }) => ServiceError::RuleViolation { rule: rule.to_string(), reason },
     }
 }
 
 fn check_request_id(id: &str) -> Result<(), ServiceError> {
     let ok = !id.is_empty() && id.len() <= MAX_REQUEST_ID && id.bytes().all(|b| b.is_ascii_graphic());
-    if ok { Ok(()) } else { Err(ServiceError::invalid("request_id", format!("must be 1 to {MAX_REQUEST_ID} printable ASCII characters without spaces"))) }
+    if ok {
+        Ok(())
+    } else {
+        Err(ServiceError::invalid("request_id", format!("must be 1 to {MAX_REQUEST_ID} printable ASCII characters without spaces")))
+    }
 }
 
 fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
@@ -231,7 +240,10 @@ fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
     for (i, name) in players.iter().enumerate() {
         let chars = name.chars().count();
         if name.trim().is_empty() || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
-            return Err(ServiceError::invalid(format!("players[{i}]"), format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank, no control characters")));
+            return Err(ServiceError::invalid(
+                format!("players[{i}]"),
+                format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank, no control characters"),
+            ));
         }
     }
     Ok(())
@@ -315,7 +327,15 @@ impl GameService {
 
     /// A game's unchanging facts, its options shared with every game on the
     /// kind's default options.
-    fn meta(&self, id: String, stream: StreamId, kind: &'static Kind, created: &GameCreated, created_at: String, secrets: Secrets) -> GameMeta {
+    fn meta(
+        &self,
+        id: String,
+        stream: StreamId,
+        kind: &'static Kind,
+        created: &GameCreated,
+        created_at: String,
+        secrets: Secrets,
+    ) -> GameMeta {
         let options = match self.shared_options.get(kind.id) {
             Some((value, shared)) if *value == created.options => Arc::clone(shared),
             _ => raw(&created.options),
@@ -393,11 +413,14 @@ impl GameService {
         })?;
         check_players(kind, &request.players)?;
         let options = self.fill_defaults(kind, request.options)?;
-        let (secrets, tokens) = secrets::generate(request.players.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let (secrets, tokens) =
+            secrets::generate(request.players.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let new = kind.create(request.players.len(), &options, &secrets.seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
             CreateError::Setup(ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", err_text(&err)),
-            CreateError::Setup(ludo_engine::SetupError::InvalidOption { field, reason }) => ServiceError::InvalidInput { field: format!("options.{field}"), reason },
+            CreateError::Setup(ludo_engine::SetupError::InvalidOption { field, reason }) => {
+                ServiceError::InvalidInput { field: format!("options.{field}"), reason }
+            }
         })?;
         let now = self.clock.now();
         let stream = self.ids.next(now)?;
@@ -582,9 +605,10 @@ impl GameService {
             // after a write): forget the game so the next request reloads it.
             self.evict(slot.meta.stream);
             return Err(match err {
-                StoreError::Conflict { actual_next, .. } => {
-                    ServiceError::VersionConflict { expected: request.expected_version.unwrap_or(current.version), current: actual_next.saturating_sub(1) }
-                }
+                StoreError::Conflict { actual_next, .. } => ServiceError::VersionConflict {
+                    expected: request.expected_version.unwrap_or(current.version),
+                    current: actual_next.saturating_sub(1),
+                },
                 other => other.into(),
             });
         }
@@ -664,7 +688,11 @@ impl GameService {
             .map(|event| {
                 let mut lines = Vec::with_capacity(event.effects.len() + 1);
                 if let Some(created) = &event.game {
-                    lines.push(format!("A game of {} was set up for {}", slot.meta.kind.name, ludo_engine::words::and_list(&created.seats)));
+                    lines.push(format!(
+                        "A game of {} was set up for {}",
+                        slot.meta.kind.name,
+                        ludo_engine::words::and_list(&created.seats)
+                    ));
                 }
                 lines.extend(event.effects.iter().map(|e| game.narrate(e, seats)).filter(|line| !line.is_empty()));
                 Step { seq: event.seq, at: event.at, seat: event.seat, lines }
@@ -734,16 +762,18 @@ impl GameService {
         if !verified.report.replayed {
             return Err(ServiceError::invalid("export", "only a finished game's export, which carries its seed, can be imported"));
         }
-        let stream = parse_id(&verified.header.game_id).map_err(|_| ServiceError::InvalidExport { line: 1, seq: None, reason: "the game id is not a UUID".into() })?;
+        let stream = parse_id(&verified.header.game_id).map_err(|_| ServiceError::InvalidExport {
+            line: 1,
+            seq: None,
+            reason: "the game id is not a UUID".into(),
+        })?;
         let seed = verified.header.seed.as_deref().unwrap_or_default();
         let mut seed_bytes = [0u8; 32];
         hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
         let secrets = Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new() };
         let version = verified.raw.len() as u64 - 1;
-        let appended = self
-            .store
-            .append(AppendRequest { stream, expected_next: 0, records: verified.raw, sealed: Some(secrets.to_bytes()) })
-            .await;
+        let appended =
+            self.store.append(AppendRequest { stream, expected_next: 0, records: verified.raw, sealed: Some(secrets.to_bytes()) }).await;
         match appended {
             Err(StoreError::Conflict { .. }) => return Err(ServiceError::GameExists { id: verified.header.game_id }),
             Err(other) => return Err(other.into()),
@@ -766,7 +796,12 @@ impl GameService {
     ///
     /// # Errors
     /// `not_found`, `unauthorized`; later failures arrive in the stream.
-    pub async fn watch(&self, id: &str, token: Option<&str>, from: u64) -> Result<tokio::sync::mpsc::Receiver<Result<GameUpdate, ServiceError>>, ServiceError> {
+    pub async fn watch(
+        &self,
+        id: &str,
+        token: Option<&str>,
+        from: u64,
+    ) -> Result<tokio::sync::mpsc::Receiver<Result<GameUpdate, ServiceError>>, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         // Subscribe before reading the backlog, so no append falls between.
@@ -827,7 +862,8 @@ impl GameService {
         if bytes.is_empty() {
             return Err(ServiceError::NotFound { what: "game", id });
         }
-        let sealed = sealed.ok_or_else(|| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason: "the game's secrets are missing".into() })?;
+        let sealed =
+            sealed.ok_or_else(|| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason: "the game's secrets are missing".into() })?;
         let secrets = Secrets::from_bytes(&sealed).map_err(|reason| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason })?;
         let records = parse_records(&id, bytes)?;
         let created_at = records[0].at.clone();

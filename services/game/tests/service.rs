@@ -16,7 +16,11 @@ fn service() -> (Arc<GameService>, Arc<dyn EventStore>) {
 
 async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
     service
-        .create(CreateGame { kind: "cardinal".into(), players: players.iter().map(|s| s.to_string()).collect(), options: Some(json!({"first_seat": 0})) })
+        .create(CreateGame {
+            kind: "cardinal".into(),
+            players: players.iter().map(|s| s.to_string()).collect(),
+            options: Some(json!({"first_seat": 0})),
+        })
         .await
         .expect("created")
 }
@@ -49,7 +53,8 @@ async fn a_whole_game_plays_to_the_end_with_listed_moves() {
     assert_eq!(game.version, 0);
     let mut version = 0;
     while let Some((seat, mv)) = next_move(&service, &game).await {
-        let accepted = service.submit(&game.id, token(&game, seat), SubmitMove { expected_version: Some(version), ..submit(mv) }).await.unwrap();
+        let accepted =
+            service.submit(&game.id, token(&game, seat), SubmitMove { expected_version: Some(version), ..submit(mv) }).await.unwrap();
         assert_eq!(accepted.version, version + 1);
         version = accepted.version;
         assert!(version < 500, "the game does not end");
@@ -100,7 +105,9 @@ async fn racing_writers_on_one_version_exactly_one_wins() {
     let mut tasks = Vec::new();
     for _ in 0..16 {
         let (service, id, token, mv) = (Arc::clone(&service), game.id.clone(), game.seats[seat].token.clone(), mv.clone());
-        tasks.push(tokio::spawn(async move { service.submit(&id, Some(&token), SubmitMove { expected_version: Some(0), ..submit(mv) }).await }));
+        tasks.push(tokio::spawn(
+            async move { service.submit(&id, Some(&token), SubmitMove { expected_version: Some(0), ..submit(mv) }).await },
+        ));
     }
     let mut wins = 0;
     for task in tasks {
@@ -177,9 +184,15 @@ async fn creation_refuses_bad_kinds_players_and_options_by_field() {
     assert_eq!(field(service.create(create("cardinal", &["a"], None)).await.unwrap_err()), "players");
     assert_eq!(field(service.create(create("cardinal", &["a", "b", "c", "d", "e"], None)).await.unwrap_err()), "players");
     assert_eq!(field(service.create(create("cardinal", &["a", " "], None)).await.unwrap_err()), "players[1]");
-    assert_eq!(field(service.create(create("cardinal", &["a", "b"], Some(json!({"first_seat": 5})))).await.unwrap_err()), "options.first_seat");
+    assert_eq!(
+        field(service.create(create("cardinal", &["a", "b"], Some(json!({"first_seat": 5})))).await.unwrap_err()),
+        "options.first_seat"
+    );
     assert!(field(service.create(create("cardinal", &["a", "b"], Some(json!({"colour": 1})))).await.unwrap_err()).starts_with("options"));
-    assert!(service.list(ListFilter { limit: 10, ..ListFilter::default() }).await.unwrap().games.is_empty(), "refused games are not created");
+    assert!(
+        service.list(ListFilter { limit: 10, ..ListFilter::default() }).await.unwrap().games.is_empty(),
+        "refused games are not created"
+    );
 }
 
 #[tokio::test]
@@ -258,7 +271,8 @@ async fn pages_that_fill_up_in_the_last_batch_still_point_to_the_rest() {
     // A filter that skips some streams of each batch: with page size 4 the
     // second batch is the last one and the page fills before its end.
     for kind in ["cardinal", "battle13", "cardinal", "battle13", "cardinal", "cardinal", "cardinal"] {
-        let players: Vec<String> = if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(String::from).to_vec() };
+        let players: Vec<String> =
+            if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(String::from).to_vec() };
         let game = service.create(CreateGame { kind: kind.into(), players, options: None }).await.unwrap();
         if kind == "cardinal" {
             cardinal_ids.push(game.id);

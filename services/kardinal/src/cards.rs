@@ -24,13 +24,8 @@ pub(crate) const KINDS: usize = 5;
 
 impl CardKind {
     /// All five kinds in the order of KK-4 (the order of every per-kind list).
-    pub const ALL: [CardKind; KINDS] = [
-        CardKind::FranconiaAragon,
-        CardKind::BavariaBurgundy,
-        CardKind::LotharingiaItaly,
-        CardKind::EnglandSwabia,
-        CardKind::France,
-    ];
+    pub const ALL: [CardKind; KINDS] =
+        [CardKind::FranconiaAragon, CardKind::BavariaBurgundy, CardKind::LotharingiaItaly, CardKind::EnglandSwabia, CardKind::France];
 
     /// The kind's position in [`CardKind::ALL`].
     #[must_use]

@@ -68,10 +68,7 @@ impl Component {
     fn new(adjacency: &[u128], mask: u128) -> Component {
         let sites: Vec<u8> = bits(mask).collect();
         let local = |site: u8| sites.iter().position(|&s| s == site);
-        let adj = sites
-            .iter()
-            .map(|&s| bits(adjacency[usize::from(s)] & mask).filter_map(local).fold(0u32, |m, i| m | 1 << i))
-            .collect();
+        let adj = sites.iter().map(|&s| bits(adjacency[usize::from(s)] & mask).filter_map(local).fold(0u32, |m, i| m | 1 << i)).collect();
         Component { sites, adj, memo: HashMap::new() }
     }
 
@@ -180,8 +177,7 @@ mod tests {
 
     /// Brute force over edge subsets forming linear forests.
     fn brute(n: usize, edges: &[(u8, u8)], owned: u128) -> i32 {
-        let edges: Vec<(u8, u8)> =
-            edges.iter().copied().filter(|&(a, b)| owned >> a & 1 == 1 && owned >> b & 1 == 1).collect();
+        let edges: Vec<(u8, u8)> = edges.iter().copied().filter(|&(a, b)| owned >> a & 1 == 1 && owned >> b & 1 == 1).collect();
         let mut best = 0;
         for subset in 0u32..1 << edges.len() {
             let mut deg = vec![0; n];
@@ -284,8 +280,7 @@ mod worst_case {
         for _ in 0..50 {
             let mut owned = 1u128 << rng.below(board.adjacency.len() as u32);
             while owned.count_ones() < 20 {
-                let frontier: Vec<u8> =
-                    bits(owned).flat_map(|v| bits(board.adjacency[usize::from(v)] & !owned)).collect();
+                let frontier: Vec<u8> = bits(owned).flat_map(|v| bits(board.adjacency[usize::from(v)] & !owned)).collect();
                 if frontier.is_empty() {
                     // An island smaller than 20 (England has no road out): start elsewhere.
                     owned = 1u128 << rng.below(board.adjacency.len() as u32);

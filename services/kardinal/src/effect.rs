@@ -10,11 +10,7 @@ use crate::scoring::{CountryScoring, FinalScoring};
 /// One thing that happened. Effects carrying a hidden card hold it in an
 /// `Option` that redaction blanks for anyone but the card's owner.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "type", rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(tag = "type", rename_all = "snake_case"))]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = kardinal::Effect))]
 pub enum Effect {
     /// Cards put back in the box before shuffling (KK-6: 4 players one per kind, 3 players two).
@@ -146,9 +142,7 @@ pub(crate) fn redact(effect: &Effect, viewer: Viewer, reveal_all: bool) -> Effec
     }
     match effect {
         Effect::Dealt { seat, .. } if !viewer.sees_private_of(*seat) => Effect::Dealt { seat: *seat, cards: None },
-        Effect::DrewFromDeck { seat, .. } if !viewer.sees_private_of(*seat) => {
-            Effect::DrewFromDeck { seat: *seat, card: None }
-        }
+        Effect::DrewFromDeck { seat, .. } if !viewer.sees_private_of(*seat) => Effect::DrewFromDeck { seat: *seat, card: None },
         other => other.clone(),
     }
 }

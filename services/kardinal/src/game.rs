@@ -113,10 +113,7 @@ impl Engine for Game {
             }
         };
         if let Some(seat) = setup.options.first_seat.filter(|s| s.index() >= players) {
-            return Err(SetupError::InvalidOption {
-                field: "first_seat",
-                reason: format!("{seat} is not at a table of {players}"),
-            });
+            return Err(SetupError::InvalidOption { field: "first_seat", reason: format!("{seat} is not at a table of {players}") });
         }
 
         let mut rng = DeckRng::new(&setup.seed);
@@ -236,10 +233,7 @@ impl Engine for Game {
             }
             (Step::Act, Move::Pass {}) => {
                 if !self.last_round() {
-                    return Err(MoveError::rule(
-                        "KK-10",
-                        "passing is only allowed in the last round (KK-20); place, or exchange a card",
-                    ));
+                    return Err(MoveError::rule("KK-10", "passing is only allowed in the last round (KK-20); place, or exchange a card"));
                 }
                 effects.push(Effect::Passed { seat });
                 self.end_turn(&mut effects);
@@ -366,10 +360,7 @@ impl Game {
                 self.scores[s] += p;
             }
         }
-        effects.push(Effect::InterimScoring {
-            countries: countries.clone(),
-            scores: self.scores[..self.players].to_vec(),
-        });
+        effects.push(Effect::InterimScoring { countries: countries.clone(), scores: self.scores[..self.players].to_vec() });
         self.interim = Some(countries);
     }
 
@@ -383,12 +374,7 @@ impl Game {
             .iter()
             .map(|a| {
                 let [x, y] = a.countries;
-                scoring::alliance(
-                    a.number,
-                    a.countries,
-                    &self.counsellors[x.index()][..players],
-                    &self.counsellors[y.index()][..players],
-                )
+                scoring::alliance(a.number, a.countries, &self.counsellors[x.index()][..players], &self.counsellors[y.index()][..players])
             })
             .collect();
         let chains: Vec<SeatChains> = Seat::all(players)
@@ -400,9 +386,7 @@ impl Game {
                 let points = chains::points(&found);
                 let chains = found
                     .into_iter()
-                    .map(|c| scoring::Chain {
-                        sites: c.into_iter().map(|s| self.board.site_id(s).to_owned()).collect(),
-                    })
+                    .map(|c| scoring::Chain { sites: c.into_iter().map(|s| self.board.site_id(s).to_owned()).collect() })
                     .collect();
                 SeatChains { seat, chains, points }
             })
@@ -412,8 +396,7 @@ impl Game {
                 let s = seat.index();
                 let interim = self.interim.as_ref().map_or(0, |c| c.iter().map(|c| c.points[s]).sum());
                 let abbey_points: i32 = abbeys.iter().map(|c| c.points[s]).sum();
-                let alliance_points: i32 =
-                    alliances.iter().filter(|a| a.scorers.contains(&seat)).map(|a| a.points).sum();
+                let alliance_points: i32 = alliances.iter().filter(|a| a.scorers.contains(&seat)).map(|a| a.points).sum();
                 let chain_points = chains[s].points;
                 SeatTotal {
                     seat,

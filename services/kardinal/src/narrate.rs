@@ -5,8 +5,8 @@
 //! card", a hidden hand as "an opening hand". Card kinds and site ids appear
 //! as the engine names them (`bavaria_burgundy`, `cluny`); countries by name.
 
-use ludo_engine::words::{and_list as join, plural, seat_name as name};
 use ludo_engine::Seat;
+use ludo_engine::words::{and_list as join, plural, seat_name as name};
 
 use crate::cards::CardKind;
 use crate::country::{Country, Piece};
@@ -27,14 +27,10 @@ pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
         Effect::Dealt { seat, cards: Some(cards) } if cards.is_empty() => format!("{} was dealt no card", name(*seat)),
         Effect::Dealt { seat, cards: Some(cards) } => format!("{} was dealt {}", name(*seat), join(&ids(cards))),
         Effect::DisplayRefilled { slot, card } => format!("Display slot {slot} was filled with {card}"),
-        Effect::FirstSeat { seat, drawn } => format!(
-            "{} was {} to play first and took the black token",
-            name(*seat),
-            if *drawn { "drawn" } else { "chosen" }
-        ),
-        Effect::Placed { seat, piece, country, site, paid_with } => {
-            placed(&name(*seat), *piece, *country, site.as_deref(), paid_with)
+        Effect::FirstSeat { seat, drawn } => {
+            format!("{} was {} to play first and took the black token", name(*seat), if *drawn { "drawn" } else { "chosen" })
         }
+        Effect::Placed { seat, piece, country, site, paid_with } => placed(&name(*seat), *piece, *country, site.as_deref(), paid_with),
         Effect::Discarded { seat, card } => format!("{} discarded {card}", name(*seat)),
         Effect::DrewFromDeck { seat, card: Some(card) } => format!("{} drew {card} from the deck", name(*seat)),
         Effect::DrewFromDeck { seat, card: None } => format!("{} drew a card from the deck", name(*seat)),
@@ -42,19 +38,14 @@ pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
             format!("{} took {card} from display slot {slot}", name(*seat))
         }
         Effect::Passed { seat } => format!("{} passed", name(*seat)),
-        Effect::RefillStopped { seat, hand_size } => format!(
-            "{} could draw no more cards and kept a hand of {}",
-            name(*seat),
-            plural(u32::from(*hand_size), "card")
-        ),
-        Effect::DeckExhausted { count: 1 } => String::from("The deck ran out for the first time"),
-        Effect::DeckExhausted { count: 2 } => {
-            String::from("The deck ran out for the second time: no more cards would be drawn")
+        Effect::RefillStopped { seat, hand_size } => {
+            format!("{} could draw no more cards and kept a hand of {}", name(*seat), plural(u32::from(*hand_size), "card"))
         }
+        Effect::DeckExhausted { count: 1 } => String::from("The deck ran out for the first time"),
+        Effect::DeckExhausted { count: 2 } => String::from("The deck ran out for the second time: no more cards would be drawn"),
         Effect::DeckExhausted { count } => format!("The deck ran out (exhaustion {count})"),
         Effect::InterimScoring { countries, scores } => {
-            let scores: Vec<String> =
-                scores.iter().enumerate().map(|(i, points)| format!("{} {points}", seat_name(seats, i))).collect();
+            let scores: Vec<String> = scores.iter().enumerate().map(|(i, points)| format!("{} {points}", seat_name(seats, i))).collect();
             if scores.is_empty() {
                 format!("Interim abbey scoring of {}", plural(countries.len() as u32, "country"))
             } else {
@@ -102,10 +93,10 @@ fn game_ended(seats: &[String], reason: EndReason, scoring: &FinalScoring) -> St
     let winners: Vec<String> = scoring.winners.iter().map(|&s| name(seats, s)).collect();
     // KK-27: a winner level on points with a loser won on unused pieces.
     let total_of = |seat: Seat| scoring.totals.iter().find(|t| t.seat == seat).map(|t| t.total);
-    let tie_broken = scoring.winners.iter().any(|&w| {
-        total_of(w)
-            .is_some_and(|total| scoring.totals.iter().any(|t| !scoring.winners.contains(&t.seat) && t.total == total))
-    });
+    let tie_broken = scoring
+        .winners
+        .iter()
+        .any(|&w| total_of(w).is_some_and(|total| scoring.totals.iter().any(|t| !scoring.winners.contains(&t.seat) && t.total == total)));
     let tie_break = if tie_broken { " on unused pieces" } else { "" };
     match winners.len() {
         0 => {}
@@ -147,13 +138,10 @@ fn grouped(cards: &[CardKind]) -> Vec<String> {
     kinds.iter().map(|&(k, n)| if n == 1 { k.id().to_owned() } else { format!("{n} {}", k.id()) }).collect()
 }
 
-
 /// The name of the seat at index `i` of a per-seat list.
 fn seat_name(seats: &[String], i: usize) -> String {
     u8::try_from(i).map_or_else(|_| format!("seat {i}"), |i| name(seats, Seat(i)))
 }
-
-
 
 #[cfg(test)]
 mod tests {
@@ -229,13 +217,8 @@ mod tests {
             paid_with: vec![BB],
         };
         assert_eq!(say(&abbey), "Ann placed an abbey at cluny in Burgundy, paying with bavaria_burgundy");
-        let counsellor = Effect::Placed {
-            seat: Seat(1),
-            piece: Piece::Counsellor,
-            country: Country::Italy,
-            site: None,
-            paid_with: vec![FR, FR],
-        };
+        let counsellor =
+            Effect::Placed { seat: Seat(1), piece: Piece::Counsellor, country: Country::Italy, site: None, paid_with: vec![FR, FR] };
         assert_eq!(say(&counsellor), "Bob placed a counsellor on the seal of Italy, paying with a joker of two france");
     }
 
@@ -276,10 +259,7 @@ mod tests {
     #[test]
     fn deck_exhausted() {
         assert_eq!(say(&Effect::DeckExhausted { count: 1 }), "The deck ran out for the first time");
-        assert_eq!(
-            say(&Effect::DeckExhausted { count: 2 }),
-            "The deck ran out for the second time: no more cards would be drawn"
-        );
+        assert_eq!(say(&Effect::DeckExhausted { count: 2 }), "The deck ran out for the second time: no more cards would be drawn");
         assert_eq!(say(&Effect::DeckExhausted { count: 3 }), "The deck ran out (exhaustion 3)");
     }
 
@@ -324,10 +304,7 @@ mod tests {
             reason: EndReason::NoPlacementLeft,
             scoring: final_scoring(vec![total(0, 40), total(1, 40), total(2, 38)], vec![Seat(0)]),
         };
-        assert_eq!(
-            say(&tie),
-            "Game over, no piece could be placed any more: Ann 40, Bob 40, Cid 38 — Ann won on unused pieces"
-        );
+        assert_eq!(say(&tie), "Game over, no piece could be placed any more: Ann 40, Bob 40, Cid 38 — Ann won on unused pieces");
         let shared = Effect::GameEnded {
             reason: EndReason::LastRoundOver,
             scoring: final_scoring(vec![total(0, 40), total(1, 40)], vec![Seat(0), Seat(1)]),

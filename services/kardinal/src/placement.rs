@@ -51,10 +51,7 @@ impl Game {
             return Err(MoveError::rule("KK-9", "a placement needs at least one piece"));
         }
         if pieces.len() > MAX_PIECES {
-            return Err(MoveError::rule(
-                "KK-11",
-                format!("at most {MAX_PIECES} pieces per turn, not {}", pieces.len()),
-            ));
+            return Err(MoveError::rule("KK-11", format!("at most {MAX_PIECES} pieces per turn, not {}", pieces.len())));
         }
         // Payments (KK-11).
         let mut spent = Cards::default();
@@ -64,27 +61,18 @@ impl Game {
                 [card] => {
                     return Err(MoveError::rule(
                         "KK-11",
-                        format!(
-                            "a `{card}` card does not name {}: pay with a card naming it, or a joker (a pair)",
-                            p.country
-                        ),
+                        format!("a `{card}` card does not name {}: pay with a card naming it, or a joker (a pair)", p.country),
                     ));
                 }
                 [a, b] if a == b => {}
                 [a, b] => {
-                    return Err(MoveError::rule(
-                        "KK-11",
-                        format!("`{a}` and `{b}` differ: a joker is two identical cards"),
-                    ));
+                    return Err(MoveError::rule("KK-11", format!("`{a}` and `{b}` differ: a joker is two identical cards")));
                 }
                 [] => {
                     return Err(MoveError::rule("KK-11", format!("the {} in {} is not paid for", p.piece, p.country)));
                 }
                 more => {
-                    return Err(MoveError::rule(
-                        "KK-11",
-                        format!("a piece is paid with one card or a pair, not {} cards", more.len()),
-                    ));
+                    return Err(MoveError::rule("KK-11", format!("a piece is paid with one card or a pair, not {} cards", more.len())));
                 }
             }
             for &card in &p.paid_with {
@@ -119,10 +107,7 @@ impl Game {
                     ));
                 }
                 _ if counsellor => {
-                    return Err(MoveError::rule(
-                        "KK-13",
-                        format!("{c} has no piece yet: the first piece placed there must be an abbey"),
-                    ));
+                    return Err(MoveError::rule("KK-13", format!("{c} has no piece yet: the first piece placed there must be an abbey")));
                 }
                 _ => {}
             }
@@ -144,10 +129,7 @@ impl Game {
                         return Err(MoveError::rule("KK-14", "an abbey needs a monastery site (`site`)"));
                     };
                     let Some(site) = self.board.lookup.get(id) else {
-                        return Err(MoveError::rule(
-                            "KK-14",
-                            format!("there is no site `{}` on this board", quote(id)),
-                        ));
+                        return Err(MoveError::rule("KK-14", format!("there is no site `{}` on this board", quote(id))));
                     };
                     let actual = self.board.site_country[usize::from(site)];
                     if actual != p.country {
@@ -171,18 +153,12 @@ impl Game {
                     let limit = abbeys[c].iter().copied().max().unwrap_or(0);
                     let on_seal: u8 = counsellors[c].iter().sum();
                     if limit == 0 {
-                        return Err(MoveError::rule(
-                            "KK-15",
-                            format!("{} has no abbey: no counsellor may go there", p.country),
-                        ));
+                        return Err(MoveError::rule("KK-15", format!("{} has no abbey: no counsellor may go there", p.country)));
                     }
                     if on_seal + 1 > limit {
                         return Err(MoveError::rule(
                             "KK-15",
-                            format!(
-                                "the seal of {} is full: {on_seal} counsellor(s), largest abbey count {limit}",
-                                p.country
-                            ),
+                            format!("the seal of {} is full: {on_seal} counsellor(s), largest abbey count {limit}", p.country),
                         ));
                     }
                     counsellors[c][s] += 1;
@@ -197,13 +173,7 @@ impl Game {
     /// Applies a checked placement, then moves on: the game may end at once
     /// (KK-21); in the last round the turn ends (no drawing, KK-20);
     /// otherwise the seat refills its hand (KK-18).
-    pub(crate) fn commit_place(
-        &mut self,
-        seat: Seat,
-        pieces: &[Placement],
-        plan: &PlacePlan,
-        effects: &mut Vec<Effect>,
-    ) {
+    pub(crate) fn commit_place(&mut self, seat: Seat, pieces: &[Placement], plan: &PlacePlan, effects: &mut Vec<Effect>) {
         let s = seat.index();
         self.hands[s].remove_all(plan.spent);
         self.discard.extend(plan.spent.to_vec());
@@ -394,15 +364,11 @@ impl<'a> Gen<'a> {
             // An abbey, then a counsellor under the limit it may have raised (KK-16).
             if self.abbeys >= 1 && self.counsellors >= 1 && seal < limit.max(own_abbeys + 1) {
                 for &a in &free {
-                    out.push(Move::Place {
-                        pieces: vec![self.placement(c, Spot::Abbey(a), p1), self.placement(c, Spot::Counsellor, p2)],
-                    });
+                    out.push(Move::Place { pieces: vec![self.placement(c, Spot::Abbey(a), p1), self.placement(c, Spot::Counsellor, p2)] });
                 }
             }
             if self.counsellors >= 2 && seal + 2 <= limit {
-                out.push(Move::Place {
-                    pieces: vec![self.placement(c, Spot::Counsellor, p1), self.placement(c, Spot::Counsellor, p2)],
-                });
+                out.push(Move::Place { pieces: vec![self.placement(c, Spot::Counsellor, p1), self.placement(c, Spot::Counsellor, p2)] });
             }
         }
     }

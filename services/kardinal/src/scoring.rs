@@ -131,15 +131,7 @@ pub(crate) fn alliance(number: u8, countries: [Country; 2], first: &[u8], second
     let scorers: Vec<Seat> = leaders_first.iter().copied().filter(|s| leaders_second.contains(s)).collect();
     let counsellors: u8 = first.iter().chain(second).sum();
     let points = if scorers.is_empty() { 0 } else { i32::from(counsellors) };
-    AllianceScoring {
-        number,
-        countries: countries.to_vec(),
-        leaders_first,
-        leaders_second,
-        counsellors,
-        scorers,
-        points,
-    }
+    AllianceScoring { number, countries: countries.to_vec(), leaders_first, leaders_second, counsellors, scorers, points }
 }
 
 /// The winners (KK-27): highest total, then most unused pieces; the rest share.

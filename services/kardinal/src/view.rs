@@ -176,11 +176,7 @@ impl Game {
             .iter()
             .enumerate()
             .filter_map(|(i, owner)| {
-                owner.map(|seat| AbbeyView {
-                    site: self.board.board.sites[i].id.clone(),
-                    country: self.board.site_country[i],
-                    seat,
-                })
+                owner.map(|seat| AbbeyView { site: self.board.board.sites[i].id.clone(), country: self.board.site_country[i], seat })
             })
             .collect();
         let seals = Country::ALL

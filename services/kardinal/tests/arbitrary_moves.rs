@@ -11,22 +11,13 @@ use proptest::test_runner::{Config, TestRunner};
 /// Positions met along a few random games of every size and variant.
 fn positions() -> Vec<Game> {
     let mut states = Vec::new();
-    for (n, (players, variant)) in [
-        (3, Variant::Standard),
-        (4, Variant::Standard),
-        (5, Variant::Standard),
-        (3, Variant::Dynamic),
-        (5, Variant::Dynamic),
-    ]
-    .into_iter()
-    .enumerate()
+    for (n, (players, variant)) in
+        [(3, Variant::Standard), (4, Variant::Standard), (5, Variant::Standard), (3, Variant::Dynamic), (5, Variant::Dynamic)]
+            .into_iter()
+            .enumerate()
     {
         for g in 0..3u64 {
-            let setup = Setup {
-                players,
-                options: Options { variant, ..Options::default() },
-                seed: test_seed(n as u64 * 10 + g),
-            };
+            let setup = Setup { players, options: Options { variant, ..Options::default() }, seed: test_seed(n as u64 * 10 + g) };
             let mut all = Vec::new();
             random_playout::<Game>(&setup, g, 2_000, |state, _| all.push(state.clone()));
             states.extend(all.into_iter().step_by(3));

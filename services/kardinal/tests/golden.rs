@@ -147,11 +147,8 @@ fn golden_4p_game_replays_to_its_recorded_result() {
     assert_eq!(fixture["kind"], Game::KIND);
     assert_eq!(fixture["ruleset"], Game::RULESET);
     let players = fixture["players"].as_u64().unwrap() as usize;
-    let setup = Setup {
-        players,
-        options: options_from_json(&fixture["options"]),
-        seed: seed_from_hex(fixture["seed_hex"].as_str().unwrap()),
-    };
+    let setup =
+        Setup { players, options: options_from_json(&fixture["options"]), seed: seed_from_hex(fixture["seed_hex"].as_str().unwrap()) };
     let (mut game, _) = Game::new(&setup).unwrap();
     for (i, record) in fixture["moves"].as_array().unwrap().iter().enumerate() {
         let seat = Seat(record["seat"].as_u64().unwrap() as u8);
@@ -180,8 +177,7 @@ fn print_golden_fixture() {
             let figures = expected_figures(&p.state);
             !figures["interim"].is_null()
                 && !figures["alliances"].as_array().unwrap().is_empty()
-                && figures["chains"].as_array().unwrap().iter().filter(|c| !c.as_array().unwrap().is_empty()).count()
-                    >= 2
+                && figures["chains"].as_array().unwrap().iter().filter(|c| !c.as_array().unwrap().is_empty()).count() >= 2
         })
         .unwrap();
     check_against_reference(&playout.state);

@@ -83,19 +83,7 @@ fn effects_are_tagged_and_hidden_cards_are_null_when_redacted() {
     let setup = Setup { players: 3, options: Options::default(), seed: test_seed(1) };
     let (game, effects) = Game::new(&setup).unwrap();
     let types: Vec<String> = effects.iter().map(|e| to_json(e)["type"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(
-        types,
-        [
-            "cards_removed",
-            "dealt",
-            "dealt",
-            "dealt",
-            "display_refilled",
-            "display_refilled",
-            "first_seat",
-            "turn_started"
-        ]
-    );
+    assert_eq!(types, ["cards_removed", "dealt", "dealt", "dealt", "display_refilled", "display_refilled", "first_seat", "turn_started"]);
     let dealt = effects.iter().find(|e| matches!(e, Effect::Dealt { seat: Seat(1), .. })).unwrap();
     assert_eq!(to_json(&game.redact(dealt, Viewer::Seat(Seat(0)))), json!({"type": "dealt", "seat": 1, "cards": null}));
     let shown = to_json(&game.redact(dealt, Viewer::Seat(Seat(1))));
@@ -107,8 +95,7 @@ fn effects_are_tagged_and_hidden_cards_are_null_when_redacted() {
 
 #[test]
 fn a_view_serialises_with_its_documented_fields() {
-    let setup =
-        Setup { players: 4, options: Options { first_seat: Some(Seat(0)), ..Options::default() }, seed: test_seed(2) };
+    let setup = Setup { players: 4, options: Options { first_seat: Some(Seat(0)), ..Options::default() }, seed: test_seed(2) };
     let (game, _) = Game::new(&setup).unwrap();
     let v = to_json(&game.view(Viewer::Seat(Seat(1))));
     for field in [

@@ -80,11 +80,7 @@ fn every_effect_of_random_games_narrates_without_leaking_cards() {
         let names = names(players);
         for n in 0..GAMES_PER_TABLE {
             let variant_option = if n % 2 == 0 { Variant::Standard } else { Variant::Dynamic };
-            let setup = Setup {
-                players,
-                options: Options { variant: variant_option, ..Options::default() },
-                seed: test_seed(n),
-            };
+            let setup = Setup { players, options: Options { variant: variant_option, ..Options::default() }, seed: test_seed(n) };
             random_playout::<Game>(&setup, n, MAX_MOVES, |game, step| {
                 let effects = match step {
                     Some(step) => step.effects.clone(),

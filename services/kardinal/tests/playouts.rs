@@ -11,8 +11,7 @@ use std::collections::HashSet;
 use ludo_engine::testkit::{Step, random_playout, test_seed};
 use ludo_engine::{Engine, Seat, Setup, Status, Viewer};
 use ludo_kardinal::{
-    ABBEYS_PER_SEAT, Board, COUNSELLORS_PER_SEAT, CardKind, Effect, EndReason, Game, Move, Options, TurnStep, Variant,
-    View,
+    ABBEYS_PER_SEAT, Board, COUNSELLORS_PER_SEAT, CardKind, Effect, EndReason, Game, Move, Options, TurnStep, Variant, View,
 };
 
 /// Far more moves than any game takes: the playout must finish before.
@@ -136,10 +135,7 @@ fn check_chain_shapes(board: &Board, view: &View) {
             }
             for w in chain.sites.windows(2) {
                 assert!(
-                    board
-                        .roads
-                        .iter()
-                        .any(|r| (r.0[0] == w[0] && r.0[1] == w[1]) || (r.0[0] == w[1] && r.0[1] == w[0])),
+                    board.roads.iter().any(|r| (r.0[0] == w[0] && r.0[1] == w[1]) || (r.0[0] == w[1] && r.0[1] == w[0])),
                     "no road {} – {}",
                     w[0],
                     w[1]
@@ -322,9 +318,6 @@ fn random_games_5_players() {
 #[test]
 fn random_games_dynamic_variant() {
     for players in 3..=5 {
-        eprintln!(
-            "dynamic, {players} players: {}",
-            run(players, Variant::Dynamic, 100, 9_000 + players as u64 * 1_000)
-        );
+        eprintln!("dynamic, {players} players: {}", run(players, Variant::Dynamic, 100, 9_000 + players as u64 * 1_000));
     }
 }

@@ -130,7 +130,13 @@ async fn rest_load(base: &str, clients: usize, seconds: u64) -> Figures {
                     }
                     let token = created["seats"][seat]["token"].as_str().unwrap();
                     let sent = Instant::now();
-                    let answer = http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&json!({"move": mv})).send().await.unwrap();
+                    let answer = http
+                        .post(format!("{base}/v1/games/{id}/moves"))
+                        .bearer_auth(token)
+                        .json(&json!({"move": mv}))
+                        .send()
+                        .await
+                        .unwrap();
                     assert_eq!(answer.status(), 200, "a computed legal move was refused");
                     answer.bytes().await.unwrap();
                     latencies.push(sent.elapsed());
@@ -164,16 +170,26 @@ async fn grpc_load(base: &str, clients: usize, seconds: u64) -> Figures {
             let mut latencies = Vec::new();
             let mut game_no = 0u64;
             'games: while Instant::now() < deadline {
-                let options = pb::Options { game: Some(pb::options::Game::Cardinal(ludo_proto::cardinal::Options { first_seat: Some(0) })) };
+                let options =
+                    pb::Options { game: Some(pb::options::Game::Cardinal(ludo_proto::cardinal::Options { first_seat: Some(0) })) };
                 let players = ["A", "B", "C", "D"].map(String::from).to_vec();
-                let created = client.create_game(pb::CreateGameRequest { kind: "cardinal".into(), players, options: Some(options) }).await.unwrap().into_inner();
+                let created = client
+                    .create_game(pb::CreateGameRequest { kind: "cardinal".into(), players, options: Some(options) })
+                    .await
+                    .unwrap()
+                    .into_inner();
                 for (seat, mv) in playout(4, (c as u64) << 20 | game_no | 1 << 40) {
                     if Instant::now() >= deadline {
                         break 'games;
                     }
                     let mv: ludo_cardinal::Move = serde_json::from_value(mv).unwrap();
                     let message = pb::Move { game: Some(pb::r#move::Game::Cardinal(to_proto(&mv))) };
-                    let mut request = tonic::Request::new(pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(message), expected_version: None, request_id: None });
+                    let mut request = tonic::Request::new(pb::SubmitMoveRequest {
+                        id: created.id.clone(),
+                        r#move: Some(message),
+                        expected_version: None,
+                        request_id: None,
+                    });
                     request.metadata_mut().insert("authorization", format!("Bearer {}", created.seats[seat].token).parse().unwrap());
                     let sent = Instant::now();
                     client.submit_move(request).await.expect("a computed legal move is accepted");
@@ -287,14 +303,17 @@ fn main() {
             let bytes = memory_per_game(kind, players, 2000).await;
             println!("heap per live {kind} game ({players} seats, just created; service cache and store): {:.1} KiB", bytes / 1024.0);
         }
-        println!("load benchmark: {clients} concurrent clients, {seconds} s per run, Cardinal games of 4 seats, sled with flush durability");
+        println!(
+            "load benchmark: {clients} concurrent clients, {seconds} s per run, Cardinal games of 4 seats, sled with flush durability"
+        );
         let raw = raw_store(clients, seconds).await;
         let raw_single = raw_store(1, seconds.min(4)).await;
         println!("raw store, {clients} writers (group commit): {raw:>9.0} durable appends/s  (the limit)");
         println!("raw store, 1 writer:                {raw_single:>9.0} durable appends/s  ({:.2}x the limit)", raw_single / raw);
 
         let (base, _service, _dir, stop) = start_server().await;
-        for (name, mut figures) in [("REST", rest_load(&base, clients, seconds).await), ("gRPC", grpc_load(&base, clients, seconds).await)] {
+        for (name, mut figures) in [("REST", rest_load(&base, clients, seconds).await), ("gRPC", grpc_load(&base, clients, seconds).await)]
+        {
             let rate = figures.rate();
             let (p50, p99) = (figures.percentile(0.50), figures.percentile(0.99));
             println!(

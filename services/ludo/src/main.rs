@@ -133,9 +133,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
         let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;
-        service = service
-            .with_option_default("kardinal", "board", board)
-            .map_err(|e| format!("the board {} is refused: {e}", path.display()))?;
+        service =
+            service.with_option_default("kardinal", "board", board).map_err(|e| format!("the board {} is refused: {e}", path.display()))?;
         tracing::info!(board = %path.display(), "Kardinal & König board loaded");
     }
     let service = Arc::new(service);

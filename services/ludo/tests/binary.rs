@@ -76,7 +76,8 @@ async fn sigterm_flushes_and_a_restart_finds_every_game() {
     let state: Value = http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap().json().await.unwrap();
     let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
     let token = created["seats"][seat]["token"].as_str().unwrap();
-    let legal: Value = http.get(format!("{}/v1/games/{id}/legal-moves", server.base)).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let legal: Value =
+        http.get(format!("{}/v1/games/{id}/legal-moves", server.base)).bearer_auth(token).send().await.unwrap().json().await.unwrap();
     let moved = http
         .post(format!("{}/v1/games/{id}/moves", server.base))
         .bearer_auth(token)
@@ -105,7 +106,11 @@ async fn sigterm_flushes_and_a_restart_finds_every_game() {
 #[test]
 fn a_data_dir_that_cannot_be_opened_is_a_clear_error() {
     let file = tempfile::NamedTempFile::new().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_ludo")).args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(file.path()).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_ludo"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(file.path())
+        .output()
+        .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("cannot open the data directory"), "{stderr}");
@@ -116,8 +121,13 @@ fn openapi_subcommand_prints_the_committed_document() {
     let output = Command::new(env!("CARGO_BIN_EXE_ludo")).arg("openapi").output().unwrap();
     assert!(output.status.success());
     let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let committed: Value = serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openapi/openapi.json")).unwrap()).unwrap();
-    assert!(printed == committed, "`ludo openapi` differs from openapi/openapi.json: regenerate it with `cargo run -p ludo -- openapi > openapi/openapi.json`");
+    let committed: Value =
+        serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../openapi/openapi.json")).unwrap())
+            .unwrap();
+    assert!(
+        printed == committed,
+        "`ludo openapi` differs from openapi/openapi.json: regenerate it with `cargo run -p ludo -- openapi > openapi/openapi.json`"
+    );
 }
 
 /// Creates a Cardinal game for `players` and returns the answer.
@@ -137,8 +147,15 @@ async fn play_out(http: &reqwest::Client, base: &str, created: &Value) {
         }
         let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
         let token = created["seats"][seat]["token"].as_str().unwrap();
-        let legal: Value = http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
-        let answer = http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&json!({"move": legal["moves"][0]})).send().await.unwrap();
+        let legal: Value =
+            http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+        let answer = http
+            .post(format!("{base}/v1/games/{id}/moves"))
+            .bearer_auth(token)
+            .json(&json!({"move": legal["moves"][0]}))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(answer.status(), 200);
     }
 }

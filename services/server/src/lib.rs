@@ -56,7 +56,11 @@ pub async fn app(service: Arc<GameService>) -> Router {
 ///
 /// # Errors
 /// When the listener fails or the final flush fails.
-pub async fn run(listener: TcpListener, service: Arc<GameService>, shutdown: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+pub async fn run(
+    listener: TcpListener,
+    service: Arc<GameService>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     tracing::info!(%addr, "serving REST and gRPC");
     let closing = Arc::clone(&service);

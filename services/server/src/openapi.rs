@@ -31,10 +31,7 @@ impl Modify for SeatToken {
         components.add_security_scheme(
             "seat_token",
             SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("A seat's secret token from `POST /v1/games`"))
-                    .build(),
+                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some("A seat's secret token from `POST /v1/games`")).build(),
             ),
         );
     }

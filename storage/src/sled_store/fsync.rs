@@ -31,16 +31,9 @@ impl FileSyncer {
     /// and makes the directory entries of its files durable.
     pub(super) fn open(dir: &Path) -> io::Result<Self> {
         // Write access: some platforms refuse to fsync a read-only handle.
-        let data_file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(dir.join(DATA_FILE))?;
+        let data_file = OpenOptions::new().read(true).write(true).open(dir.join(DATA_FILE))?;
         sync_dir(dir)?;
-        let mut syncer = FileSyncer {
-            data_file,
-            blob_dir: dir.join(BLOB_DIR),
-            synced_blobs: HashSet::new(),
-        };
+        let mut syncer = FileSyncer { data_file, blob_dir: dir.join(BLOB_DIR), synced_blobs: HashSet::new() };
         syncer.sync()?;
         Ok(syncer)
     }

@@ -26,8 +26,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats,
-    StoredRecord, closed_receiver,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, closed_receiver,
 };
 use crate::key::{RecordKey, StreamId};
 use writer::{Job, Writer};
@@ -144,11 +143,7 @@ fn backend(context: &str, error: impl Display) -> StoreError {
 }
 
 fn corrupt_key(key: &[u8]) -> StoreError {
-    StoreError::Backend(format!(
-        "corrupt key of {} bytes in the records tree (expected {})",
-        key.len(),
-        RecordKey::LEN
-    ))
+    StoreError::Backend(format!("corrupt key of {} bytes in the records tree (expected {})", key.len(), RecordKey::LEN))
 }
 
 impl SledStore {
@@ -161,33 +156,17 @@ impl SledStore {
     pub fn open(dir: &Path, options: SledOptions) -> Result<SledStore, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| backend("creating the data directory", e))?;
         let db = open_db(dir)?;
-        let records = db
-            .open_tree(RECORDS_TREE)
-            .map_err(|e| backend("opening the records tree", e))?;
-        let sealed = db
-            .open_tree(SEALED_TREE)
-            .map_err(|e| backend("opening the sealed tree", e))?;
+        let records = db.open_tree(RECORDS_TREE).map_err(|e| backend("opening the records tree", e))?;
+        let sealed = db.open_tree(SEALED_TREE).map_err(|e| backend("opening the sealed tree", e))?;
         let syncer = match options.durability {
             Durability::Flush => None,
-            Durability::Fsync => {
-                Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?)
-            }
+            Durability::Fsync => Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?),
         };
-        let handles = Arc::new(Handles {
-            db,
-            records,
-            sealed,
-        });
+        let handles = Arc::new(Handles { db, records, sealed });
         let shared = Arc::new(Shared::default());
         let (jobs, queue) = mpsc::channel();
         let (notices, _) = broadcast::channel(NOTICE_BUFFER);
-        let writer = Writer::new(
-            Arc::clone(&handles),
-            Arc::clone(&shared),
-            queue,
-            notices.clone(),
-            syncer,
-        );
+        let writer = Writer::new(Arc::clone(&handles), Arc::clone(&shared), queue, notices.clone(), syncer);
         let thread = std::thread::Builder::new()
             .name("ludo-sled-write".into())
             .spawn(move || writer.run())
@@ -203,10 +182,7 @@ impl SledStore {
 
     /// Runs `f` on the open handles (holding them against a concurrent
     /// close), or answers `Closed`.
-    fn with_handles<T>(
-        &self,
-        f: impl FnOnce(&Handles) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
+    fn with_handles<T>(&self, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let handles = self.handles.read().unwrap_or_else(PoisonError::into_inner);
         match handles.as_deref() {
             Some(handles) => f(handles),
@@ -217,35 +193,16 @@ impl SledStore {
     fn shutdown(&self) -> Result<(), StoreError> {
         // Dropping the queue's only sender lets the writer drain what is
         // queued, answer it, flush and return.
-        drop(
-            self.jobs
-                .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
-        let thread = self
-            .writer
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
+        drop(self.jobs.write().unwrap_or_else(PoisonError::into_inner).take());
+        let thread = self.writer.lock().unwrap_or_else(PoisonError::into_inner).take();
         let result = match thread.map(JoinHandle::join) {
             None => Ok(()),
             Some(Ok(result)) => result,
             Some(Err(_)) => Err(StoreError::Backend("the writer thread panicked".into())),
         };
-        drop(
-            self.notices
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
+        drop(self.notices.lock().unwrap_or_else(PoisonError::into_inner).take());
         // Last handles: sled stops its flusher and releases the file lock.
-        drop(
-            self.handles
-                .write()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take(),
-        );
+        drop(self.handles.write().unwrap_or_else(PoisonError::into_inner).take());
         result
     }
 }
@@ -259,10 +216,7 @@ fn open_db(dir: &Path) -> Result<sled::Db, StoreError> {
     loop {
         match config.open() {
             Ok(db) => return Ok(db),
-            Err(sled::Error::Io(e))
-                if e.to_string().contains("could not acquire lock")
-                    && Instant::now() < deadline =>
-            {
+            Err(sled::Error::Io(e)) if e.to_string().contains("could not acquire lock") && Instant::now() < deadline => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(100));
             }
@@ -280,9 +234,7 @@ fn stored_next(records: &sled::Tree, stream: StreamId) -> Result<u64, StoreError
         Some(entry) => {
             let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
             let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
-            key.seq.checked_add(1).ok_or_else(|| {
-                StoreError::Backend(format!("stream {stream}: a record has seq u64::MAX"))
-            })
+            key.seq.checked_add(1).ok_or_else(|| StoreError::Backend(format!("stream {stream}: a record has seq u64::MAX")))
         }
     }
 }
@@ -304,12 +256,7 @@ impl EventStore for SledStore {
         }
     }
 
-    fn read(
-        &self,
-        stream: StreamId,
-        from: u64,
-        to: Option<u64>,
-    ) -> Result<Vec<StoredRecord>, StoreError> {
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
         // Seq u64::MAX never exists (next_seq would overflow), so an open
         // range may end there.
         let end = to.unwrap_or(u64::MAX);
@@ -317,8 +264,7 @@ impl EventStore for SledStore {
             return Ok(Vec::new());
         }
         self.with_handles(|handles| {
-            let range =
-                RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
+            let range = RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
             let mut out: Vec<StoredRecord> = Vec::new();
             for entry in handles.records.range(range) {
                 let (key, value) = entry.map_err(|e| backend("reading the records tree", e))?;
@@ -330,10 +276,7 @@ impl EventStore for SledStore {
                         key.seq
                     )));
                 }
-                out.push(StoredRecord {
-                    seq: key.seq,
-                    bytes: value.to_vec(),
-                });
+                out.push(StoredRecord { seq: key.seq, bytes: value.to_vec() });
             }
             // Read the tree first, then the map: records written but not yet
             // durable always have a map entry by the time they are in the
@@ -357,11 +300,7 @@ impl EventStore for SledStore {
         })
     }
 
-    fn list_streams(
-        &self,
-        after: Option<StreamId>,
-        limit: usize,
-    ) -> Result<Vec<StreamId>, StoreError> {
+    fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
         self.with_handles(|handles| {
             let mut out = Vec::new();
             let mut cursor = match after {
@@ -388,10 +327,7 @@ impl EventStore for SledStore {
 
     fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         self.with_handles(|handles| {
-            let sealed = handles
-                .sealed
-                .get(stream.0)
-                .map_err(|e| backend("reading the sealed tree", e))?;
+            let sealed = handles.sealed.get(stream.0).map_err(|e| backend("reading the sealed tree", e))?;
             if self.shared.durable_next(stream) == Some(0) {
                 return Ok(None);
             }
@@ -400,11 +336,7 @@ impl EventStore for SledStore {
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Appended> {
-        self.notices
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .map_or_else(closed_receiver, broadcast::Sender::subscribe)
+        self.notices.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map_or_else(closed_receiver, broadcast::Sender::subscribe)
     }
 
     fn close(&self) -> Result<(), StoreError> {

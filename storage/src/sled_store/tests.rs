@@ -38,10 +38,7 @@ impl Hooks {
         while state.held.contains(&point) {
             state.waiting_at = Some(point);
             self.changed.notify_all();
-            state = self
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = self.changed.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
         state.waiting_at = None;
     }
@@ -64,12 +61,7 @@ struct Hold<'a> {
 
 fn hold(store: &SledStore, point: Point) -> Hold<'_> {
     let hooks = &store.shared.hooks;
-    hooks
-        .state
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .held
-        .push(point);
+    hooks.state.lock().unwrap_or_else(PoisonError::into_inner).held.push(point);
     Hold { store, point }
 }
 
@@ -79,10 +71,7 @@ impl Hold<'_> {
         let hooks = &self.store.shared.hooks;
         let mut state = hooks.state.lock().unwrap_or_else(PoisonError::into_inner);
         while state.waiting_at != Some(self.point) {
-            state = hooks
-                .changed
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            state = hooks.changed.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
     }
 }
@@ -115,21 +104,11 @@ fn queued_appends_share_one_flush(durability: Durability) {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open(dir.path(), durability);
     // A stream that exists before the group.
-    store
-        .append(AppendRequest::create(
-            stream(0),
-            vec![record(stream(0), 0)],
-            None,
-        ))
-        .wait()
-        .expect("create");
+    store.append(AppendRequest::create(stream(0), vec![record(stream(0), 0)], None)).wait().expect("create");
     // Streams that get one single-record append each in the group.
     for n in 50..60 {
         let id = stream(n);
-        store
-            .append(AppendRequest::create(id, vec![record(id, 0)], None))
-            .wait()
-            .expect("create");
+        store.append(AppendRequest::create(id, vec![record(id, 0)], None)).wait().expect("create");
     }
     let before = store.stats();
 
@@ -139,11 +118,7 @@ fn queued_appends_share_one_flush(durability: Durability) {
     let creates: Vec<_> = (1..=40)
         .map(|n| {
             let id = stream(n);
-            store.append(AppendRequest::create(
-                id,
-                vec![record(id, 0), record(id, 1)],
-                Some(vec![n]),
-            ))
+            store.append(AppendRequest::create(id, vec![record(id, 0), record(id, 1)], Some(vec![n])))
         })
         .collect();
     // Two racing appends in the same group: the first queued wins, the
@@ -161,20 +136,10 @@ fn queued_appends_share_one_flush(durability: Durability) {
 
     for (n, pending) in (1..).zip(creates) {
         let appended = pending.wait().expect("create in the group");
-        assert_eq!(
-            (appended.stream, appended.first_seq, appended.next_seq),
-            (stream(n), 0, 2)
-        );
+        assert_eq!((appended.stream, appended.first_seq, appended.next_seq), (stream(n), 0, 2));
     }
     assert_eq!(first.wait().expect("first").next_seq, 2);
-    assert_eq!(
-        second.wait(),
-        Err(StoreError::Conflict {
-            stream: stream(0),
-            expected_next: 1,
-            actual_next: 2
-        })
-    );
+    assert_eq!(second.wait(), Err(StoreError::Conflict { stream: stream(0), expected_next: 1, actual_next: 2 }));
     assert_eq!(third.wait().expect("third").next_seq, 3);
     for pending in singles {
         assert_eq!(pending.wait().expect("single").next_seq, 2);
@@ -182,11 +147,7 @@ fn queued_appends_share_one_flush(durability: Durability) {
 
     let after = store.stats();
     assert_eq!(after.groups - before.groups, 1, "one group");
-    assert_eq!(
-        after.flushes - before.flushes,
-        1,
-        "one flush for 53 appends"
-    );
+    assert_eq!(after.flushes - before.flushes, 1, "one flush for 53 appends");
     assert_eq!(after.appends - before.appends, 52);
     assert_eq!(after.records - before.records, 92);
     store.close().expect("close");
@@ -223,41 +184,20 @@ fn readers_never_see_records_before_they_are_durable() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open(dir.path(), Durability::Flush);
     let (old, new) = (stream(1), stream(2));
-    store
-        .append(AppendRequest::create(
-            old,
-            vec![record(old, 0)],
-            Some(b"old".to_vec()),
-        ))
-        .wait()
-        .expect("create old");
+    store.append(AppendRequest::create(old, vec![record(old, 0)], Some(b"old".to_vec()))).wait().expect("create old");
     let mut notices = store.subscribe();
 
     // Both appends in one group, held between its write and its flush.
     let drain = hold(&store, Point::BeforeDrain);
     let held = hold(&store, Point::BeforeFlush);
     let grow = store.append(AppendRequest::at(old, 1, vec![record(old, 1)]));
-    let create = store.append(AppendRequest::create(
-        new,
-        vec![record(new, 0)],
-        Some(b"new".to_vec()),
-    ));
+    let create = store.append(AppendRequest::create(new, vec![record(new, 0)], Some(b"new".to_vec())));
     drop(drain);
     held.reached();
     // Written to sled, not flushed: in the tree, invisible through the store.
     let handles = store.handles.read().expect("lock").clone().expect("open");
-    assert!(
-        handles
-            .records
-            .contains_key(RecordKey::new(old, 1).to_bytes())
-            .expect("tree")
-    );
-    assert!(
-        handles
-            .records
-            .contains_key(RecordKey::new(new, 0).to_bytes())
-            .expect("tree")
-    );
+    assert!(handles.records.contains_key(RecordKey::new(old, 1).to_bytes()).expect("tree"));
+    assert!(handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
     drop(handles);
     assert_eq!(store.next_seq(old), Ok(1));
     assert_eq!(store.read(old, 0, None).expect("read").len(), 1);
@@ -284,18 +224,11 @@ fn a_failed_flush_fails_the_whole_group_and_later_appends() {
     let (a, b) = (stream(1), stream(2));
     {
         let store = open(dir.path(), Durability::Flush);
-        store
-            .append(AppendRequest::create(a, vec![record(a, 0)], None))
-            .wait()
-            .expect("create a");
+        store.append(AppendRequest::create(a, vec![record(a, 0)], None)).wait().expect("create a");
         let before = store.stats();
 
         let held = hold(&store, Point::BeforeDrain);
-        store
-            .shared
-            .hooks
-            .fail_next_flush
-            .store(true, Ordering::SeqCst);
+        store.shared.hooks.fail_next_flush.store(true, Ordering::SeqCst);
         let group = [
             store.append(AppendRequest::at(a, 1, vec![record(a, 1)])),
             store.append(AppendRequest::create(b, vec![record(b, 0)], Some(vec![1]))),
@@ -307,18 +240,13 @@ fn a_failed_flush_fails_the_whole_group_and_later_appends() {
             assert!(matches!(pending.wait(), Err(StoreError::Backend(_))));
         }
         let after = store.stats();
-        assert_eq!(
-            (after.appends, after.flushes),
-            (before.appends, before.flushes)
-        );
+        assert_eq!((after.appends, after.flushes), (before.appends, before.flushes));
         // Nothing of the failed group is visible.
         assert_eq!(store.next_seq(a), Ok(1));
         assert_eq!(store.next_seq(b), Ok(0));
         assert_eq!(store.list_streams(None, 10), Ok(vec![a]));
         // The store refuses appends until reopened.
-        let later = store
-            .append(AppendRequest::at(a, 1, vec![record(a, 1)]))
-            .wait();
+        let later = store.append(AppendRequest::at(a, 1, vec![record(a, 1)])).wait();
         assert!(matches!(later, Err(StoreError::Backend(_))), "{later:?}");
         assert!(matches!(store.close(), Err(StoreError::Backend(_))));
     }
@@ -329,10 +257,7 @@ fn a_failed_flush_fails_the_whole_group_and_later_appends() {
     assert!(next_a == 1 || next_a == 2);
     let records = store.read(a, 0, None).expect("read a");
     assert_eq!(records.len() as u64, next_a);
-    store
-        .append(AppendRequest::at(a, next_a, vec![record(a, next_a)]))
-        .wait()
-        .expect("append after reopen");
+    store.append(AppendRequest::at(a, next_a, vec![record(a, next_a)])).wait().expect("append after reopen");
 }
 
 #[test]
@@ -341,23 +266,13 @@ fn the_writer_thread_stops_when_the_store_is_dropped() {
     let store = open(dir.path(), Durability::Flush);
     let id = stream(3);
     let pending = store.append(AppendRequest::create(id, vec![record(id, 0)], None));
-    let thread = store
-        .writer
-        .lock()
-        .expect("lock")
-        .as_ref()
-        .map(|handle| handle.thread().id())
-        .expect("writer running");
+    let thread = store.writer.lock().expect("lock").as_ref().map(|handle| handle.thread().id()).expect("writer running");
     let shared = Arc::clone(&store.shared);
     drop(store);
     // Queued work was still committed and answered …
     assert_eq!(pending.wait().expect("answered").next_seq, 1);
     // … the writer's clone of the shared state is gone (thread ended) …
-    assert_eq!(
-        Arc::strong_count(&shared),
-        1,
-        "writer {thread:?} still alive"
-    );
+    assert_eq!(Arc::strong_count(&shared), 1, "writer {thread:?} still alive");
     // … and sled's lock is free: the directory reopens at once.
     let store = open(dir.path(), Durability::Flush);
     assert_eq!(store.next_seq(id), Ok(1));
@@ -368,40 +283,19 @@ fn corrupt_keys_are_reported_not_panicked_on() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = open(dir.path(), Durability::Flush);
     let id = stream(4);
-    store
-        .append(AppendRequest::create(id, vec![record(id, 0)], None))
-        .wait()
-        .expect("create");
+    store.append(AppendRequest::create(id, vec![record(id, 0)], None)).wait().expect("create");
     let handles = store.handles.read().expect("lock").clone().expect("open");
     // A 20-byte key inside stream 4's range, and a gap (seq 5 after 0).
     let mut short = id.0.to_vec();
     short.extend_from_slice(&[0, 0, 0, 9]);
-    handles
-        .records
-        .insert(short, b"?".as_slice())
-        .expect("insert");
-    handles
-        .records
-        .insert(RecordKey::new(id, 5).to_bytes(), b"?".as_slice())
-        .expect("insert");
+    handles.records.insert(short, b"?".as_slice()).expect("insert");
+    handles.records.insert(RecordKey::new(id, 5).to_bytes(), b"?".as_slice()).expect("insert");
     drop(handles);
-    assert!(matches!(
-        store.read(id, 0, None),
-        Err(StoreError::Backend(_))
-    ));
-    assert!(matches!(
-        store.list_streams(None, 10),
-        Ok(_) | Err(StoreError::Backend(_))
-    ));
+    assert!(matches!(store.read(id, 0, None), Err(StoreError::Backend(_))));
+    assert!(matches!(store.list_streams(None, 10), Ok(_) | Err(StoreError::Backend(_))));
     let other = stream(9);
     let handles = store.handles.read().expect("lock").clone().expect("open");
-    handles
-        .records
-        .insert(&other.0[..3], b"?".as_slice())
-        .expect("insert");
+    handles.records.insert(&other.0[..3], b"?".as_slice()).expect("insert");
     drop(handles);
-    assert!(matches!(
-        store.list_streams(None, 10),
-        Err(StoreError::Backend(_))
-    ));
+    assert!(matches!(store.list_streams(None, 10), Err(StoreError::Backend(_))));
 }

@@ -71,14 +71,7 @@ impl Writer {
         notices: broadcast::Sender<Appended>,
         syncer: Option<FileSyncer>,
     ) -> Self {
-        Writer {
-            handles,
-            shared,
-            queue,
-            notices,
-            syncer,
-            failure: None,
-        }
+        Writer { handles, shared, queue, notices, syncer, failure: None }
     }
 
     /// Commits groups until the queue's sender is dropped and the queue is
@@ -86,9 +79,7 @@ impl Writer {
     pub(super) fn run(mut self) -> Result<(), StoreError> {
         while let Ok(first) = self.queue.recv() {
             #[cfg(test)]
-            self.shared
-                .hooks
-                .checkpoint(super::tests::Point::BeforeDrain);
+            self.shared.hooks.checkpoint(super::tests::Point::BeforeDrain);
             let mut bytes = first.request.payload_len();
             let mut group = vec![first];
             while group.len() < MAX_GROUP_APPENDS && bytes < MAX_GROUP_BYTES {
@@ -141,9 +132,7 @@ impl Writer {
 
         let mut committed = self.write(writes);
         #[cfg(test)]
-        self.shared
-            .hooks
-            .checkpoint(super::tests::Point::BeforeFlush);
+        self.shared.hooks.checkpoint(super::tests::Point::BeforeFlush);
         if committed.is_ok() {
             committed = self.flush();
         }
@@ -152,9 +141,7 @@ impl Writer {
             committed = self.shared.hooks.injected_flush_failure();
         }
         if let Err(error) = committed {
-            let failure = StoreError::Backend(format!(
-                "group commit failed, appends are refused until the store is reopened: {error}"
-            ));
+            let failure = StoreError::Backend(format!("group commit failed, appends are refused until the store is reopened: {error}"));
             self.failure = Some(failure.clone());
             for (reply, _) in answers {
                 let _ = reply.send(Err(failure.clone()));
@@ -185,37 +172,20 @@ impl Writer {
 
     /// Checks one request against the stream's next seq; if accepted, adds
     /// its writes to the group and advances the stream's (pending) next seq.
-    fn decide(
-        &mut self,
-        request: AppendRequest,
-        writes: &mut Vec<Accepted>,
-    ) -> Result<Appended, StoreError> {
+    fn decide(&mut self, request: AppendRequest, writes: &mut Vec<Accepted>) -> Result<Appended, StoreError> {
         // `append` validated already; a second check costs nothing.
         request.validate()?;
         let next_after = request.next_after()?;
         let stream = request.stream;
         let next = self.pending_next(stream)?;
         if next != request.expected_next {
-            return Err(StoreError::Conflict {
-                stream,
-                expected_next: request.expected_next,
-                actual_next: next,
-            });
+            return Err(StoreError::Conflict { stream, expected_next: request.expected_next, actual_next: next });
         }
-        writes.push(Accepted {
-            stream,
-            first_seq: next,
-            records: request.records,
-            sealed: request.sealed,
-        });
+        writes.push(Accepted { stream, first_seq: next, records: request.records, sealed: request.sealed });
         if let Some(state) = self.shared.streams().get_mut(&stream) {
             state.next = next_after;
         }
-        Ok(Appended {
-            stream,
-            first_seq: next,
-            next_seq: next_after,
-        })
+        Ok(Appended { stream, first_seq: next, next_seq: next_after })
     }
 
     /// The stream's next seq including pending writes, read from the tree's
@@ -231,10 +201,7 @@ impl Writer {
             // Only this thread inserts entries.
             Entry::Occupied(entry) => Ok(entry.get().next),
             Entry::Vacant(entry) => {
-                entry.insert(StreamState {
-                    next,
-                    durable: next,
-                });
+                entry.insert(StreamState { next, durable: next });
                 Ok(next)
             }
         }
@@ -254,11 +221,7 @@ impl Writer {
     /// since all appends of a stream within the group share one atomic write,
     /// a stream can never show a gap.
     fn write(&self, writes: Vec<Accepted>) -> Result<(), StoreError> {
-        let Handles {
-            records,
-            sealed: sealed_tree,
-            ..
-        } = &*self.handles;
+        let Handles { records, sealed: sealed_tree, .. } = &*self.handles;
         let mut per_stream: HashMap<StreamId, usize> = HashMap::new();
         for write in &writes {
             *per_stream.entry(write.stream).or_default() += 1;
@@ -271,9 +234,7 @@ impl Writer {
             if alone && write.sealed.is_none() && write.records.len() == 1 {
                 let key = RecordKey::new(write.stream, write.first_seq).to_bytes();
                 if let Some(record) = write.records.into_iter().next() {
-                    records
-                        .insert(key, record)
-                        .map_err(|e| backend("writing a record", e))?;
+                    records.insert(key, record).map_err(|e| backend("writing a record", e))?;
                 }
                 continue;
             }
@@ -289,9 +250,7 @@ impl Writer {
             if !batched {
                 return Ok(());
             }
-            return records
-                .apply_batch(batch)
-                .map_err(|e| backend("writing records", e));
+            return records.apply_batch(batch).map_err(|e| backend("writing records", e));
         }
         (records, sealed_tree)
             .transaction(|(records, sealed_tree)| {
@@ -303,18 +262,13 @@ impl Writer {
             })
             .map_err(|e| match e {
                 TransactionError::Storage(e) => backend("writing records and sealed data", e),
-                TransactionError::Abort(()) => {
-                    StoreError::Backend("writing records and sealed data: aborted".into())
-                }
+                TransactionError::Abort(()) => StoreError::Backend("writing records and sealed data: aborted".into()),
             })
     }
 
     /// One flush of everything written so far (plus an fsync in `Fsync` mode).
     fn flush(&mut self) -> Result<(), StoreError> {
-        self.handles
-            .db
-            .flush()
-            .map_err(|e| backend("flushing sled", e))?;
+        self.handles.db.flush().map_err(|e| backend("flushing sled", e))?;
         if let Some(syncer) = &mut self.syncer {
             syncer.sync().map_err(|e| backend("fsync", e))?;
         }

@@ -2,9 +2,7 @@
 //! and drivers through the phases of a joust.
 #![allow(dead_code)]
 
-use ludo_battle13::{
-    BidCard, Decision, Effect, Family, FamilyCard, Game, Knight, Move, Options, View,
-};
+use ludo_battle13::{BidCard, Decision, Effect, Family, FamilyCard, Game, Knight, Move, Options, View};
 use ludo_engine::{Engine, MoveError, Seat, Setup, Viewer, testkit::test_seed};
 
 /// A knight from `E11`, `W2`, `D13`, `L1`.
@@ -45,26 +43,14 @@ pub const EAGLE_WALL: [&str; 4] = ["E1-13", "W1-9 D7-10", "W10-13 D11-13 D1-6", 
 
 /// The rules' worked tournament: seat 3 opens; with seat 3 master, seat 0
 /// leads Eagle 11 and the servant (seat 1) has no Eagle but Lion 13 and Wolf 2.
-pub const WORKED: [&str; 4] = [
-    "E11 E1-3 D1-9",
-    "L13 W2-13",
-    "E4-8 D10-13 L1-4",
-    "E9 E10 E12 E13 W1 L5-12",
-];
+pub const WORKED: [&str; 4] = ["E11 E1-3 D1-9", "L13 W2-13", "E4-8 D10-13 L1-4", "E9 E10 E12 E13 W1 L5-12"];
 
 /// One family per seat: 10 weapons each, nobody opens (B13-9).
 pub const NO_OPENER: [&str; 4] = ["E1-13", "W1-13", "D1-13", "L1-13"];
 
 /// A set-up for 4 players.
 pub fn setup(seed: u64, first_seat: Option<u8>, target_crowns: u32) -> Setup<Options> {
-    Setup {
-        players: 4,
-        options: Options {
-            first_seat: first_seat.map(Seat),
-            target_crowns,
-        },
-        seed: test_seed(seed),
-    }
+    Setup { players: 4, options: Options { first_seat: first_seat.map(Seat), target_crowns }, seed: test_seed(seed) }
 }
 
 /// A match whose first deal is `specs`, first player `first`, target 20.
@@ -79,8 +65,7 @@ pub fn game_to(specs: [&str; 4], first: u8, target: u32) -> (Game, Vec<Effect>) 
 
 /// Applies a move that must be accepted.
 pub fn ok(game: &mut Game, seat: u8, mv: Move) -> Vec<Effect> {
-    game.apply(Seat(seat), &mv)
-        .unwrap_or_else(|e| panic!("seat {seat} {mv:?} refused: {e}"))
+    game.apply(Seat(seat), &mv).unwrap_or_else(|e| panic!("seat {seat} {mv:?} refused: {e}"))
 }
 
 /// Applies a move that must be refused for `rule`; the state must not change.
@@ -97,23 +82,17 @@ pub fn refused(game: &mut Game, seat: u8, mv: Move, rule: &str) -> MoveError {
 
 /// A tournaments bid card.
 pub fn tournaments(value: u8) -> Move {
-    Move::Bid {
-        card: BidCard::Tournaments { value },
-    }
+    Move::Bid { card: BidCard::Tournaments { value } }
 }
 
 /// A weapons bid card.
 pub fn weapons_card(value: u8) -> Move {
-    Move::Bid {
-        card: BidCard::Weapons { value },
-    }
+    Move::Bid { card: BidCard::Weapons { value } }
 }
 
 /// A family bid card.
 pub fn family_card(family: FamilyCard) -> Move {
-    Move::Bid {
-        card: BidCard::Family { family },
-    }
+    Move::Bid { card: BidCard::Family { family } }
 }
 
 /// A knight played.
@@ -154,28 +133,14 @@ pub fn bid_contract(game: &mut Game, master: u8, value: u8) -> Vec<Effect> {
 
 /// Runs a joust up to its first tournament: contract, favoured family (when
 /// asked), Chaos activated by the master's left if `chaos`, else declined.
-pub fn to_tournaments(
-    game: &mut Game,
-    master: u8,
-    value: u8,
-    family: FamilyCard,
-    chaos: bool,
-) -> Vec<Effect> {
+pub fn to_tournaments(game: &mut Game, master: u8, value: u8, family: FamilyCard, chaos: bool) -> Vec<Effect> {
     let mut effects = bid_contract(game, master, value);
     if decision(game) == Decision::ChooseFamily {
         effects.extend(ok(game, master, Move::ChooseFamily { family }));
     }
     while decision(game) == Decision::Chaos {
         let seat = to_move(game).0;
-        effects.extend(ok(
-            game,
-            seat,
-            if chaos {
-                Move::Chaos
-            } else {
-                Move::DeclineChaos
-            },
-        ));
+        effects.extend(ok(game, seat, if chaos { Move::Chaos } else { Move::DeclineChaos }));
     }
     effects
 }

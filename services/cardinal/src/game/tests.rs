@@ -15,13 +15,7 @@ const H: Orientation = Orientation::Horizontal;
 const V: Orientation = Orientation::Vertical;
 
 fn game(players: usize, first: u8) -> Game {
-    let setup = Setup {
-        players,
-        options: Options {
-            first_seat: Some(Seat(first)),
-        },
-        seed: Seed([0; 32]),
-    };
+    let setup = Setup { players, options: Options { first_seat: Some(Seat(first)) }, seed: Seed([0; 32]) };
     Game::new(&setup).expect("set-up").0
 }
 
@@ -45,21 +39,11 @@ fn refused(g: &Game, seat: u8, mv: Move, rule: &str) {
         other => panic!("{mv:?}: expected a {rule} refusal, got {other:?}"),
     }
     assert_eq!(&probe, g, "a refused move changed the state");
-    assert!(
-        !g.legal_moves(Seat(seat)).contains(&mv),
-        "{mv:?} is refused but listed"
-    );
+    assert!(!g.legal_moves(Seat(seat)).contains(&mv), "{mv:?} is refused but listed");
 }
 
 /// Puts a building in the town by hand, skipping the laws, to arrange a position.
-fn put(
-    g: &mut Game,
-    seat: u8,
-    shape: Shape,
-    colour: u8,
-    at: (i32, i32),
-    orientation: Option<Orientation>,
-) {
+fn put(g: &mut Game, seat: u8, shape: Shape, colour: u8, at: (i32, i32), orientation: Option<Orientation>) {
     let cell = Cell::new(at.0, at.1);
     let footprint = match orientation {
         Some(o) => Footprint::square(cell, o).unwrap(),
@@ -78,10 +62,7 @@ fn built_markers(effects: &[Effect]) -> Vec<MarkerCount> {
 }
 
 fn mc(colour: u8, count: u32) -> MarkerCount {
-    MarkerCount {
-        colour: Colour(colour),
-        count,
-    }
+    MarkerCount { colour: Colour(colour), count }
 }
 
 // ---- set-up ----
@@ -89,38 +70,15 @@ fn mc(colour: u8, count: u32) -> MarkerCount {
 #[test]
 fn setup_refuses_player_counts_outside_2_to_4() {
     for players in [0, 1, 5] {
-        let setup = Setup {
-            players,
-            options: Options::default(),
-            seed: Seed([1; 32]),
-        };
-        assert_eq!(
-            Game::new(&setup).unwrap_err(),
-            SetupError::PlayerCount {
-                min: 2,
-                max: 4,
-                got: players
-            }
-        );
+        let setup = Setup { players, options: Options::default(), seed: Seed([1; 32]) };
+        assert_eq!(Game::new(&setup).unwrap_err(), SetupError::PlayerCount { min: 2, max: 4, got: players });
     }
 }
 
 #[test]
 fn setup_refuses_a_first_seat_not_at_the_table() {
-    let setup = Setup {
-        players: 3,
-        options: Options {
-            first_seat: Some(Seat(3)),
-        },
-        seed: Seed([1; 32]),
-    };
-    assert!(matches!(
-        Game::new(&setup),
-        Err(SetupError::InvalidOption {
-            field: "first_seat",
-            ..
-        })
-    ));
+    let setup = Setup { players: 3, options: Options { first_seat: Some(Seat(3)) }, seed: Seed([1; 32]) };
+    assert!(matches!(Game::new(&setup), Err(SetupError::InvalidOption { field: "first_seat", .. })));
 }
 
 #[test]
@@ -128,24 +86,9 @@ fn default_first_seat_is_the_first_draw_of_the_seed() {
     for byte in 0..20u8 {
         let seed = Seed([byte; 32]);
         let expected = Seat(DeckRng::new(&seed).below(4) as u8);
-        let (g, effects) = Game::new(&Setup {
-            players: 4,
-            options: Options::default(),
-            seed,
-        })
-        .unwrap();
-        assert_eq!(
-            effects,
-            vec![Effect::GameStarted {
-                first_seat: expected
-            }]
-        );
-        assert_eq!(
-            g.status(),
-            Status::InProgress {
-                to_move: vec![expected]
-            }
-        );
+        let (g, effects) = Game::new(&Setup { players: 4, options: Options::default(), seed }).unwrap();
+        assert_eq!(effects, vec![Effect::GameStarted { first_seat: expected }]);
+        assert_eq!(g.status(), Status::InProgress { to_move: vec![expected] });
     }
 }
 
@@ -156,11 +99,7 @@ fn default_first_seat_is_the_first_draw_of_the_seed() {
 fn ca1_each_colour_starts_with_two_of_each_shape() {
     let v = game(4, 0).view(Viewer::Spectator);
     assert_eq!(v.buildings_left.len(), 4);
-    assert!(
-        v.buildings_left
-            .iter()
-            .all(|b| (b.houses, b.towers, b.squares) == (2, 2, 2))
-    );
+    assert!(v.buildings_left.iter().all(|b| (b.houses, b.towers, b.squares) == (2, 2, 2)));
 }
 
 /// CA-1: a colour cannot build a third building of one shape.
@@ -170,13 +109,7 @@ fn ca1_no_third_house_of_a_colour() {
     g.stock.take(Colour(0), Shape::House);
     g.stock.take(Colour(0), Shape::House);
     refused(&g, 0, Move::house(0, 2, 0).with_bonus(1), "CA-1");
-    assert!(g.legal_moves(Seat(0)).iter().all(|m| !matches!(
-        m,
-        Move::Build {
-            shape: Shape::House,
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(0)).iter().all(|m| !matches!(m, Move::Build { shape: Shape::House, .. })));
 }
 
 /// CA-1: colours are 0 to 3; only squares have (and need) an orientation.
@@ -185,23 +118,11 @@ fn ca1_colours_and_shapes_are_checked() {
     let g = game(4, 0);
     refused(&g, 0, Move::house(4, 2, 0).with_bonus(1), "CA-1");
     refused(&g, 0, Move::house(255, 2, 0).with_bonus(1), "CA-1");
-    let no_orientation = Move::Build {
-        shape: Shape::Square,
-        colour: Colour(0),
-        x: 0,
-        y: 1,
-        orientation: None,
-        bonus_colour: Some(Colour(1)),
-    };
+    let no_orientation =
+        Move::Build { shape: Shape::Square, colour: Colour(0), x: 0, y: 1, orientation: None, bonus_colour: Some(Colour(1)) };
     refused(&g, 0, no_orientation, "CA-1");
-    let oriented_house = Move::Build {
-        shape: Shape::House,
-        colour: Colour(0),
-        x: 2,
-        y: 0,
-        orientation: Some(H),
-        bonus_colour: Some(Colour(1)),
-    };
+    let oriented_house =
+        Move::Build { shape: Shape::House, colour: Colour(0), x: 2, y: 0, orientation: Some(H), bonus_colour: Some(Colour(1)) };
     refused(&g, 0, oriented_house, "CA-1");
 }
 
@@ -210,11 +131,7 @@ fn ca1_colours_and_shapes_are_checked() {
 fn ca2_supply_starts_with_twelve_per_colour() {
     let v = game(3, 1).view(Viewer::Seat(Seat(0)));
     assert_eq!(v.supply, (0..4).map(|c| mc(c, 12)).collect::<Vec<_>>());
-    assert!(
-        v.seats
-            .iter()
-            .all(|s| s.markers_taken.iter().all(|m| m.count == 0))
-    );
+    assert!(v.seats.iter().all(|s| s.markers_taken.iter().all(|m| m.count == 0)));
 }
 
 /// CA-3: the cathedral stands at (0,0)+(1,0) and is surrounded by 6 building zones.
@@ -222,30 +139,19 @@ fn ca2_supply_starts_with_twelve_per_colour() {
 fn ca3_cathedral_position_and_its_six_zones() {
     let g = game(4, 0);
     let v = g.view(Viewer::Spectator);
-    assert_eq!(
-        (v.cathedral.nave, v.cathedral.tower),
-        (Cell::new(0, 0), Cell::new(1, 0))
-    );
+    assert_eq!((v.cathedral.nave, v.cathedral.tower), (Cell::new(0, 0), Cell::new(1, 0)));
     let mut cells: Vec<(i32, i32)> = g
         .legal_moves(Seat(0))
         .into_iter()
         .filter_map(|m| match m {
-            Move::Build {
-                x,
-                y,
-                orientation: None,
-                ..
-            } => Some((x, y)),
+            Move::Build { x, y, orientation: None, .. } => Some((x, y)),
             _ => None,
         })
         .collect();
     cells.sort_unstable();
     cells.dedup();
     // Houses may go only by the cathedral tower, towers only by the nave: together, all six zones.
-    assert_eq!(
-        cells,
-        vec![(-1, 0), (0, -1), (0, 1), (1, -1), (1, 1), (2, 0)]
-    );
+    assert_eq!(cells, vec![(-1, 0), (0, -1), (0, 1), (1, -1), (1, 1), (2, 0)]);
 }
 
 /// CA-4: the cardinal occupies one free cell, shown in the view, and blocks it.
@@ -267,13 +173,7 @@ fn ca5_four_players_build_only_their_colour() {
     let g = game(4, 1);
     refused(&g, 1, Move::house(0, 2, 0).with_bonus(1), "CA-5");
     refused(&g, 1, Move::house(3, 2, 0).with_bonus(1), "CA-5");
-    assert!(g.legal_moves(Seat(1)).iter().all(|m| matches!(
-        m,
-        Move::Build {
-            colour: Colour(1),
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(1)).iter().all(|m| matches!(m, Move::Build { colour: Colour(1), .. })));
 }
 
 /// CA-6: at three players anyone builds the fourth colour, and it scores for nobody.
@@ -291,11 +191,7 @@ fn ca6_three_players_build_their_colour_or_the_fourth() {
             _ => unreachable!(),
         })
         .collect();
-    assert_eq!(
-        colours.into_iter().collect::<Vec<_>>(),
-        vec![Colour(1)],
-        "colour 3 was just built (law 7)"
-    );
+    assert_eq!(colours.into_iter().collect::<Vec<_>>(), vec![Colour(1)], "colour 3 was just built (law 7)");
     let v = g.view(Viewer::Spectator);
     assert_eq!(v.fourth_colour, Some(Colour(3)));
     assert!(v.scoring.seats.iter().all(|s| s.markers[3].count == 0));
@@ -310,13 +206,7 @@ fn ca6_fourth_colour_after_own_buildings_are_used_up() {
         g.stock.take(Colour(1), shape);
     }
     assert!(g.can_build(Seat(1)));
-    assert!(g.legal_moves(Seat(1)).iter().all(|m| matches!(
-        m,
-        Move::Build {
-            colour: Colour(3),
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(1)).iter().all(|m| matches!(m, Move::Build { colour: Colour(3), .. })));
 }
 
 /// CA-7: at two players seat 0 plays colours 0 and 2, seat 1 colours 1 and 3.
@@ -341,18 +231,9 @@ fn ca8_exactly_one_building_per_turn() {
     let mut g = game(4, 0);
     play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(1));
     assert_eq!(g.view(Viewer::Spectator).phase, Phase::Cardinal);
-    assert_eq!(
-        g.status(),
-        Status::InProgress {
-            to_move: vec![Seat(0)]
-        }
-    );
+    assert_eq!(g.status(), Status::InProgress { to_move: vec![Seat(0)] });
     refused(&g, 0, Move::house(0, 2, 0), "CA-8");
-    assert!(
-        g.legal_moves(Seat(0))
-            .iter()
-            .all(|m| !matches!(m, Move::Build { .. }))
-    );
+    assert!(g.legal_moves(Seat(0)).iter().all(|m| !matches!(m, Move::Build { .. })));
 }
 
 /// CA-8: building is mandatory when possible: the seat to act has build moves only.
@@ -374,10 +255,7 @@ fn ca9_one_marker_per_edge_with_each_touched_building() {
     let effects = play(&mut g, 1, Move::tower(1, 2, 1));
     assert_eq!(built_markers(&effects), vec![mc(0, 2), mc(2, 1)]);
     let v = g.view(Viewer::Spectator);
-    assert_eq!(
-        v.seats[1].markers_taken,
-        vec![mc(0, 2), mc(1, 0), mc(2, 1), mc(3, 0)]
-    );
+    assert_eq!(v.seats[1].markers_taken, vec![mc(0, 2), mc(1, 0), mc(2, 1), mc(3, 0)]);
     assert_eq!(v.supply, vec![mc(0, 10), mc(1, 12), mc(2, 11), mc(3, 12)]);
 }
 
@@ -479,16 +357,10 @@ fn ca9_two_players_markers_of_a_seats_colours_go_to_whoever_builds() {
     let effects = play(&mut g, 0, Move::square(0, 4, 1, V));
     assert_eq!(built_markers(&effects), vec![mc(2, 1)]);
     let v = g.view(Viewer::Spectator);
-    assert_eq!(
-        v.seats[0].markers_taken,
-        vec![mc(0, 0), mc(1, 0), mc(2, 1), mc(3, 0)]
-    );
+    assert_eq!(v.seats[0].markers_taken, vec![mc(0, 0), mc(1, 0), mc(2, 1), mc(3, 0)]);
     assert_eq!(v.supply, vec![mc(0, 11), mc(1, 12), mc(2, 10), mc(3, 12)]);
     // CA-22: what is left of both colours is seat 0's at the end: 11 and 1 + 10, one doubled.
-    assert_eq!(
-        v.scoring.seats[0].markers,
-        vec![mc(0, 11), mc(1, 0), mc(2, 11), mc(3, 0)]
-    );
+    assert_eq!(v.scoring.seats[0].markers, vec![mc(0, 11), mc(1, 0), mc(2, 11), mc(3, 0)]);
     assert_eq!(v.scoring.outcome().scores, vec![22 + 11, 26 + 12]);
 }
 
@@ -531,14 +403,7 @@ fn ca10_cardinal_moves_to_a_free_building_zone() {
     refused(&g, 0, Move::cardinal_to(0, 1), "CA-10");
     refused(&g, 0, Move::cardinal_to(i32::MAX, i32::MIN), "CA-10");
     let effects = play(&mut g, 0, Move::cardinal_to(0, 2));
-    assert_eq!(
-        effects[0],
-        Effect::CardinalMoved {
-            seat: Seat(0),
-            x: 0,
-            y: 2
-        }
-    );
+    assert_eq!(effects[0], Effect::CardinalMoved { seat: Seat(0), x: 0, y: 2 });
     play(&mut g, 1, Move::house(1, 2, 0));
     refused(&g, 1, Move::cardinal_to(0, 2), "CA-10");
     assert_eq!(g.legal_moves(Seat(1))[0], Move::KeepCardinal);
@@ -589,10 +454,7 @@ fn ca11_worked_check_first_tower_north_of_the_nave_earns_only_the_bonus() {
         }]
     );
     let v = g.view(Viewer::Spectator);
-    assert_eq!(
-        v.seats[0].markers_taken,
-        vec![mc(0, 0), mc(1, 0), mc(2, 0), mc(3, 1)]
-    );
+    assert_eq!(v.seats[0].markers_taken, vec![mc(0, 0), mc(1, 0), mc(2, 0), mc(3, 1)]);
     assert_eq!(v.supply[3].count, 11);
 }
 
@@ -601,23 +463,11 @@ fn ca11_worked_check_first_tower_north_of_the_nave_earns_only_the_bonus() {
 fn ca11_bonus_colour_on_the_first_building_only() {
     let mut g = game(4, 0);
     refused(&g, 0, Move::tower(0, 0, 1), "CA-11");
-    assert!(g.legal_moves(Seat(0)).iter().all(|m| matches!(
-        m,
-        Move::Build {
-            bonus_colour: Some(_),
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(0)).iter().all(|m| matches!(m, Move::Build { bonus_colour: Some(_), .. })));
     play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(0));
     play(&mut g, 0, Move::cardinal_to(-1, 0));
     refused(&g, 1, Move::house(1, 2, 0).with_bonus(1), "CA-11");
-    assert!(g.legal_moves(Seat(1)).iter().all(|m| matches!(
-        m,
-        Move::Build {
-            bonus_colour: None,
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(1)).iter().all(|m| matches!(m, Move::Build { bonus_colour: None, .. })));
 }
 
 /// CA-11: the bonus is any colour whose markers count: not the fourth at three players.
@@ -667,12 +517,8 @@ fn ca12_law1_nothing_under_the_cardinal() {
     refused(&g, 1, Move::house(1, 2, 0), "CA-12");
     refused(&g, 1, Move::square(1, 2, -1, V), "CA-12");
     let covers_cardinal = |m: &Move| match *m {
-        Move::Build {
-            x, y, orientation, ..
-        } => {
-            (x, y) == (2, 0)
-                || (orientation == Some(H) && (x, y) == (1, 0))
-                || (orientation == Some(V) && (x, y) == (2, -1))
+        Move::Build { x, y, orientation, .. } => {
+            (x, y) == (2, 0) || (orientation == Some(H) && (x, y) == (1, 0)) || (orientation == Some(V) && (x, y) == (2, -1))
         }
         _ => false,
     };
@@ -683,12 +529,7 @@ fn ca12_law1_nothing_under_the_cardinal() {
 #[test]
 fn ca12_extreme_coordinates_are_refused() {
     let g = game(2, 0);
-    for (x, y) in [
-        (i32::MAX, i32::MAX),
-        (i32::MIN, i32::MIN),
-        (i32::MAX, 0),
-        (0, i32::MIN),
-    ] {
+    for (x, y) in [(i32::MAX, i32::MAX), (i32::MIN, i32::MIN), (i32::MAX, 0), (0, i32::MIN)] {
         refused(&g, 0, Move::house(0, x, y).with_bonus(1), "CA-12");
         refused(&g, 0, Move::square(0, x, y, H).with_bonus(1), "CA-12");
         refused(&g, 0, Move::square(0, x, y, V).with_bonus(1), "CA-12");
@@ -700,19 +541,8 @@ fn ca12_extreme_coordinates_are_refused() {
 fn ca13_worked_check_first_tower_east_of_the_cathedral_is_illegal() {
     let g = game(4, 0);
     let mut probe = g.clone();
-    let err = probe
-        .apply(Seat(0), &Move::tower(0, 2, 0).with_bonus(1))
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            MoveError::Rule {
-                rule: "CA-13" | "CA-15",
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    let err = probe.apply(Seat(0), &Move::tower(0, 2, 0).with_bonus(1)).unwrap_err();
+    assert!(matches!(err, MoveError::Rule { rule: "CA-13" | "CA-15", .. }), "{err:?}");
     assert_eq!(probe, g);
 }
 
@@ -738,10 +568,7 @@ fn ca14_square_must_touch_a_house() {
 fn ca15_worked_check_first_house_north_of_the_nave_is_illegal() {
     let g = game(4, 0);
     refused(&g, 0, Move::house(0, 0, 1).with_bonus(1), "CA-15");
-    assert!(
-        g.legal_moves(Seat(0))
-            .contains(&Move::tower(0, 0, 1).with_bonus(1))
-    );
+    assert!(g.legal_moves(Seat(0)).contains(&Move::tower(0, 0, 1).with_bonus(1)));
 }
 
 /// CA-15 law 4: a square may not touch a square.
@@ -775,13 +602,7 @@ fn ca17_worked_check_no_house_after_a_house() {
     play(&mut g, 0, Move::house(0, 1, 1).with_bonus(1));
     play(&mut g, 0, Move::cardinal_to(-1, 0));
     refused(&g, 1, Move::house(1, 2, 0), "CA-17");
-    assert!(g.legal_moves(Seat(1)).iter().all(|m| !matches!(
-        m,
-        Move::Build {
-            shape: Shape::House,
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(1)).iter().all(|m| !matches!(m, Move::Build { shape: Shape::House, .. })));
 }
 
 /// CA-17: a forced pass does not reset law 6: the seat after it is still bound by the last building.
@@ -805,13 +626,7 @@ fn ca18_no_two_buildings_of_one_colour_in_a_row() {
     play(&mut g, 0, Move::house(3, 1, 1).with_bonus(0));
     play(&mut g, 0, Move::cardinal_to(-1, 0));
     refused(&g, 1, Move::tower(3, 2, 1), "CA-18");
-    assert!(g.legal_moves(Seat(1)).iter().all(|m| !matches!(
-        m,
-        Move::Build {
-            colour: Colour(3),
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(1)).iter().all(|m| !matches!(m, Move::Build { colour: Colour(3), .. })));
 }
 
 /// CA-18: at two players a seat may not follow itself in the same colour after the other passes.
@@ -827,12 +642,7 @@ fn ca18_same_colour_twice_refused_after_a_pass() {
     play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(1));
     let effects = play(&mut g, 0, Move::cardinal_to(2, 0));
     assert_eq!(effects[1], Effect::ForcedPass { seat: Seat(1) });
-    assert_eq!(
-        g.status(),
-        Status::InProgress {
-            to_move: vec![Seat(0)]
-        }
-    );
+    assert_eq!(g.status(), Status::InProgress { to_move: vec![Seat(0)] });
     refused(&g, 0, Move::house(0, 1, 1), "CA-18");
     play(&mut g, 0, Move::house(2, 1, 1));
 }
@@ -898,13 +708,7 @@ fn ca18_fourth_colour_stays_barred_across_a_pass() {
     let effects = play(&mut g, 0, Move::cardinal_to(-1, 0));
     assert_eq!(effects[1], Effect::ForcedPass { seat: Seat(1) });
     refused(&g, 2, Move::tower(3, 2, 1), "CA-18");
-    assert!(g.legal_moves(Seat(2)).iter().all(|m| matches!(
-        m,
-        Move::Build {
-            colour: Colour(2),
-            ..
-        }
-    )));
+    assert!(g.legal_moves(Seat(2)).iter().all(|m| matches!(m, Move::Build { colour: Colour(2), .. })));
 }
 
 /// CA-19: buildings are never moved or removed: the list only grows, and built cells stay taken.
@@ -936,19 +740,8 @@ fn ca20_seat_without_buildings_is_passed() {
     }
     play(&mut g, 3, Move::tower(3, 0, 1).with_bonus(0));
     let effects = play(&mut g, 3, Move::cardinal_to(2, 0));
-    assert_eq!(
-        &effects[1..],
-        &[
-            Effect::ForcedPass { seat: Seat(0) },
-            Effect::ForcedPass { seat: Seat(1) }
-        ]
-    );
-    assert_eq!(
-        g.status(),
-        Status::InProgress {
-            to_move: vec![Seat(2)]
-        }
-    );
+    assert_eq!(&effects[1..], &[Effect::ForcedPass { seat: Seat(0) }, Effect::ForcedPass { seat: Seat(1) }]);
+    assert_eq!(g.status(), Status::InProgress { to_move: vec![Seat(2)] });
     assert!(g.legal_moves(Seat(0)).is_empty());
 }
 
@@ -985,36 +778,16 @@ fn ca21_game_ends_when_nobody_can_build() {
     let effects = play(&mut g, 0, Move::cardinal_to(2, 0));
     let scoring = g.scoring();
     assert!(!scoring.provisional);
-    assert_eq!(
-        effects,
-        vec![
-            Effect::CardinalMoved {
-                seat: Seat(0),
-                x: 2,
-                y: 0
-            },
-            Effect::GameEnded {
-                scoring: scoring.clone()
-            }
-        ]
-    );
+    assert_eq!(effects, vec![Effect::CardinalMoved { seat: Seat(0), x: 2, y: 0 }, Effect::GameEnded { scoring: scoring.clone() }]);
     assert_eq!(g.turn, Turn::Over);
-    assert_eq!(
-        g.status(),
-        Status::Finished {
-            result: scoring.outcome()
-        }
-    );
+    assert_eq!(g.status(), Status::Finished { result: scoring.outcome() });
     // Seat 0: 12 own doubled + 1 bonus of colour 2 = 25; seat 2: 11 doubled = 22; others 24.
     assert_eq!(scoring.outcome().scores, vec![25, 24, 22, 24]);
     assert_eq!(scoring.winners, vec![Seat(0)]);
     assert_eq!(g.view(Viewer::Spectator).phase, Phase::Finished);
     for seat in Seat::all(4) {
         assert!(g.legal_moves(seat).is_empty());
-        assert_eq!(
-            g.clone().apply(seat, &Move::KeepCardinal),
-            Err(MoveError::GameOver)
-        );
+        assert_eq!(g.clone().apply(seat, &Move::KeepCardinal), Err(MoveError::GameOver));
     }
 }
 
@@ -1055,10 +828,7 @@ fn ca21_four_players_game_ends_when_only_the_last_builder_could_build() {
     }
     play(&mut g, 0, Move::tower(0, 0, 1).with_bonus(2));
     let effects = play(&mut g, 0, Move::cardinal_to(2, 0));
-    assert!(matches!(
-        effects[..],
-        [Effect::CardinalMoved { .. }, Effect::GameEnded { .. }]
-    ));
+    assert!(matches!(effects[..], [Effect::CardinalMoved { .. }, Effect::GameEnded { .. }]));
     assert_eq!(g.turn, Turn::Over);
     let left = &g.view(Viewer::Spectator).buildings_left[0];
     assert_eq!((left.houses, left.towers, left.squares), (2, 1, 2));
@@ -1070,17 +840,8 @@ fn ca21_four_players_game_ends_when_only_the_last_builder_could_build() {
 fn unknown_seats_and_out_of_turn_seats_are_refused() {
     let g = game(3, 1);
     let mv = Move::tower(1, 0, 1).with_bonus(0);
-    assert_eq!(
-        g.clone().apply(Seat(3), &mv),
-        Err(MoveError::UnknownSeat { seat: Seat(3) })
-    );
-    assert_eq!(
-        g.clone().apply(Seat(0), &mv),
-        Err(MoveError::NotYourTurn {
-            seat: Seat(0),
-            to_move: vec![Seat(1)]
-        })
-    );
+    assert_eq!(g.clone().apply(Seat(3), &mv), Err(MoveError::UnknownSeat { seat: Seat(3) }));
+    assert_eq!(g.clone().apply(Seat(0), &mv), Err(MoveError::NotYourTurn { seat: Seat(0), to_move: vec![Seat(1)] }));
     assert!(g.legal_moves(Seat(0)).is_empty() && g.legal_moves(Seat(7)).is_empty());
 }
 

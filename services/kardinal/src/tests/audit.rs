@@ -378,10 +378,7 @@ fn kk27_the_final_scoring_breaks_a_tie_by_unused_pieces() {
     assert_eq!(scoring.totals[0].total, scoring.totals[1].total);
     assert_eq!((scoring.totals[0].unused_pieces, scoring.totals[1].unused_pieces), (27, 26));
     assert_eq!(scoring.winners, vec![s(0)]);
-    assert_eq!(
-        g.status(),
-        Status::Finished { result: ludo_engine::Outcome { scores: vec![2, 2, 0], winners: vec![s(0)] } }
-    );
+    assert_eq!(g.status(), Status::Finished { result: ludo_engine::Outcome { scores: vec![2, 2, 0], winners: vec![s(0)] } });
 }
 
 // ------------------------------------------------------ KK-31: hidden cards

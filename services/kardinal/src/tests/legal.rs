@@ -82,11 +82,7 @@ fn compare_along_random_games(variant: Variant, players: usize, games: u64, ever
         while let Some(&seat) = g.status().to_move().first() {
             if g.step() == Step::Act {
                 if step % every == 0 {
-                    assert_eq!(
-                        generated(&g, seat),
-                        brute_force(&g, seat),
-                        "variant {variant:?}, game {n}, turn {step}"
-                    );
+                    assert_eq!(generated(&g, seat), brute_force(&g, seat), "variant {variant:?}, game {n}, turn {step}");
                     checked += 1;
                 }
                 step += 1;

@@ -16,9 +16,7 @@ use crate::game::{Game, Step};
 use crate::moves::{Move, Placement};
 use crate::options::{Options, Variant};
 
-pub(crate) use CardKind::{
-    BavariaBurgundy as BB, EnglandSwabia as ES, France as FR, FranconiaAragon as FA, LotharingiaItaly as LI,
-};
+pub(crate) use CardKind::{BavariaBurgundy as BB, EnglandSwabia as ES, France as FR, FranconiaAragon as FA, LotharingiaItaly as LI};
 
 /// A fresh game: `players` seats, seat 0 first, a fixed seed.
 pub(crate) fn game(players: usize) -> Game {

@@ -517,9 +517,7 @@ fn kk19_first_exhaustion_scores_abbeys_reshuffles_and_the_refill_goes_on() {
         })
         .collect();
     assert_eq!(kinds, ["drew", "exhausted", "interim", "reshuffled"]);
-    let Some(Effect::InterimScoring { countries, scores }) =
-        effects.iter().find(|e| matches!(e, Effect::InterimScoring { .. }))
-    else {
+    let Some(Effect::InterimScoring { countries, scores }) = effects.iter().find(|e| matches!(e, Effect::InterimScoring { .. })) else {
         unreachable!()
     };
     let order: Vec<Country> = countries.iter().map(|c| c.country).collect();
@@ -655,10 +653,7 @@ fn kk23_scores_accumulate_over_interim_and_final_scoring() {
     let Some(Effect::GameEnded { scoring, .. }) = effects.last() else { panic!() };
     assert_eq!(scoring.totals[1].abbeys, 2);
     assert_eq!(scoring.totals[1].total, 6);
-    assert_eq!(
-        g.status(),
-        Status::Finished { result: ludo_engine::Outcome { scores: vec![0, 6, 0], winners: vec![s(1)] } }
-    );
+    assert_eq!(g.status(), Status::Finished { result: ludo_engine::Outcome { scores: vec![0, 6, 0], winners: vec![s(1)] } });
 }
 
 #[test]
@@ -869,10 +864,7 @@ fn kk3_board_validation_refuses_broken_roads_alliances_and_lists() {
         BoardError::UnknownRoadSite { site, .. } if site == "atlantis"
     ));
     assert!(matches!(broken(|b| b.roads.push(Road(["cluny".into(), "cluny".into()]))), BoardError::LoopRoad { .. }));
-    assert!(matches!(
-        broken(|b| b.roads.push(Road(["tournus".into(), "cluny".into()]))),
-        BoardError::DuplicateRoad { .. }
-    ));
+    assert!(matches!(broken(|b| b.roads.push(Road(["tournus".into(), "cluny".into()]))), BoardError::DuplicateRoad { .. }));
     assert!(matches!(broken(|b| b.alliances[3].countries = [France, France]), BoardError::AllianceSameCountry(4)));
     assert!(matches!(broken(|b| b.alliances[3].number = 1), BoardError::DuplicateAlliance(1)));
     assert!(matches!(broken(|b| b.sites[1].id = "furness".into()), BoardError::DuplicateSite(id) if id == "furness"));
@@ -892,10 +884,7 @@ fn kk3_board_validation_refuses_broken_roads_alliances_and_lists() {
         BoardError::MissingCardKind(FA)
     ));
     assert!(matches!(broken(|b| b.card_kinds[0].count = 1), BoardError::CardCount { .. }));
-    assert!(matches!(
-        broken(|b| b.card_kinds.iter_mut().for_each(|k| k.count = 4)),
-        BoardError::DeckTooSmall { total: 20 }
-    ));
+    assert!(matches!(broken(|b| b.card_kinds.iter_mut().for_each(|k| k.count = 4)), BoardError::DeckTooSmall { total: 20 }));
     assert!(matches!(broken(|b| b.interim_scoring_order[0] = France), BoardError::InterimOrder));
     assert!(matches!(
         broken(|b| {

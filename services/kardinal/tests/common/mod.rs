@@ -56,14 +56,7 @@ pub fn chain_points(vertices: &[&str], roads: &[(usize, usize)]) -> i32 {
         }
         size.values().filter(|&&s| s >= 4).sum()
     }
-    fn go(
-        i: usize,
-        n: usize,
-        roads: &[(usize, usize)],
-        deg: &mut Vec<u8>,
-        chosen: &mut Vec<(usize, usize)>,
-        best: &mut i32,
-    ) {
+    fn go(i: usize, n: usize, roads: &[(usize, usize)], deg: &mut Vec<u8>, chosen: &mut Vec<(usize, usize)>, best: &mut i32) {
         if i == roads.len() {
             *best = (*best).max(score(n, chosen));
             return;
@@ -95,12 +88,8 @@ pub fn chain_points(vertices: &[&str], roads: &[(usize, usize)]) -> i32 {
 
 /// A seat's abbeys and the roads among them.
 pub fn abbey_graph<'a>(board: &'a Board, view: &View, seat: Seat) -> (Vec<&'a str>, Vec<(usize, usize)>) {
-    let mine: Vec<&str> = board
-        .sites
-        .iter()
-        .map(|s| s.id.as_str())
-        .filter(|id| view.abbeys.iter().any(|a| a.site == *id && a.seat == seat))
-        .collect();
+    let mine: Vec<&str> =
+        board.sites.iter().map(|s| s.id.as_str()).filter(|id| view.abbeys.iter().any(|a| a.site == *id && a.seat == seat)).collect();
     let roads = board
         .roads
         .iter()

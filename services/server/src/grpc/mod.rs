@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use ludo_game::GameService;
 use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, SubmitMove};
+use ludo_game::export::{SeedCheck, VerifyReport};
 use ludo_proto::v1 as pb;
 use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
-use ludo_game::export::{SeedCheck, VerifyReport};
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
@@ -87,9 +87,11 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
             seats: created.seats,
             seed_commitment: created.seed_commitment,
         }),
-        (None, Some(seat), Some(mv)) => {
-            pb::event::Record::Move(pb::MoveRecord { seat: u32::from(seat.0), r#move: Some(move_out(kind, &mv)?), request_id: event.request_id })
-        }
+        (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
+            seat: u32::from(seat.0),
+            r#move: Some(move_out(kind, &mv)?),
+            request_id: event.request_id,
+        }),
         _ => return Err(Status::internal("an event is neither game_created nor a move")),
     };
     Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(kind, &event.effects)?, hash: event.hash })
@@ -153,7 +155,8 @@ impl Ludo for Api {
             return Err(from_service(ludo_game::ServiceError::invalid("kind", format!("unknown game kind `{}`", request.kind))));
         }
         let options = options_in(&request.kind, request.options)?;
-        let created = self.service.create(CreateGame { kind: request.kind, players: request.players, options }).await.map_err(from_service)?;
+        let created =
+            self.service.create(CreateGame { kind: request.kind, players: request.players, options }).await.map_err(from_service)?;
         Ok(Response::new(pb::CreateGameResponse {
             status: Some(status_out(&created.status)),
             seats: created.seats.into_iter().map(|s| pb::SeatToken { seat: u32::from(s.seat.0), name: s.name, token: s.token }).collect(),
@@ -215,7 +218,8 @@ impl Ludo for Api {
     async fn submit_move(&self, request: Request<pb::SubmitMoveRequest>) -> Result<Response<pb::MoveAccepted>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();
-        let submit = SubmitMove { mv: move_in(request.r#move)?, expected_version: request.expected_version, request_id: request.request_id };
+        let submit =
+            SubmitMove { mv: move_in(request.r#move)?, expected_version: request.expected_version, request_id: request.request_id };
         let accepted = self.service.submit(&request.id, token.as_deref(), submit).await.map_err(from_service)?;
         Ok(Response::new(pb::MoveAccepted {
             version: accepted.version,
@@ -228,7 +232,8 @@ impl Ludo for Api {
     async fn list_events(&self, request: Request<pb::ListEventsRequest>) -> Result<Response<pb::EventPage>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();
-        let page = self.service.events(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
+        let page =
+            self.service.events(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
         let events = page.events.into_iter().map(|event| event_out(&page.kind, event)).collect::<Result<_, Status>>()?;
         Ok(Response::new(pb::EventPage { version: page.version, events, next_from: page.next_from }))
     }
@@ -236,7 +241,8 @@ impl Ludo for Api {
     async fn list_steps(&self, request: Request<pb::ListStepsRequest>) -> Result<Response<pb::StepPage>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();
-        let page = self.service.steps(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
+        let page =
+            self.service.steps(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
         Ok(Response::new(pb::StepPage {
             version: page.version,
             steps: page

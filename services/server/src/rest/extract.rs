@@ -55,10 +55,18 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
             })
             .unwrap_or(false);
         if !is_json {
-            return Err(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "send the body as `Content-Type: application/json`"));
+            return Err(Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "send the body as `Content-Type: application/json`",
+            ));
         }
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
-            Problem::new(rejection.status(), if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "invalid_input" }, rejection.body_text())
+            Problem::new(
+                rejection.status(),
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "invalid_input" },
+                rejection.body_text(),
+            )
         })?;
         let mut json = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut json).map_err(|err| {

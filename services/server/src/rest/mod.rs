@@ -5,15 +5,18 @@ pub mod problem;
 
 use std::sync::Arc;
 
+use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use axum::Json;
-use ludo_game::api::{CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted, StepPage, SubmitMove};
-use ludo_game::export::VerifyReport;
-use tokio_stream::StreamExt;
 use ludo_game::GameService;
+use ludo_game::api::{
+    CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
+    StepPage, SubmitMove,
+};
+use ludo_game::export::VerifyReport;
 use serde::{Deserialize, Serialize};
+use tokio_stream::StreamExt;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -176,7 +179,12 @@ async fn legal_moves(State(app): State<AppState>, caller: Caller, Path(id): Path
         (status = 422, description = "rule_violation, request_id_reused", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn submit_move(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Body(request): Body<SubmitMove>) -> Result<Json<MoveAccepted>> {
+async fn submit_move(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Body(request): Body<SubmitMove>,
+) -> Result<Json<MoveAccepted>> {
     Ok(Json(app.service.submit(&id, caller.token(), request).await?))
 }
 
@@ -202,7 +210,12 @@ struct EventsQuery {
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn list_events(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<EventsQuery>) -> Result<Json<EventPage>> {
+async fn list_events(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Params(query): Params<EventsQuery>,
+) -> Result<Json<EventPage>> {
     Ok(Json(app.service.events(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
 }
 
@@ -218,7 +231,12 @@ async fn list_events(State(app): State<AppState>, caller: Caller, Path(id): Path
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn list_steps(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<EventsQuery>) -> Result<Json<StepPage>> {
+async fn list_steps(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Params(query): Params<EventsQuery>,
+) -> Result<Json<StepPage>> {
     Ok(Json(app.service.steps(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
 }
 
@@ -242,7 +260,12 @@ struct ReplayQuery {
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn replay(State(app): State<AppState>, caller: Caller, Path(id): Path<String>, Params(query): Params<ReplayQuery>) -> Result<Json<GameState>> {
+async fn replay(
+    State(app): State<AppState>,
+    caller: Caller,
+    Path(id): Path<String>,
+    Params(query): Params<ReplayQuery>,
+) -> Result<Json<GameState>> {
     Ok(Json(app.service.replay_at(&id, caller.token(), query.at).await?))
 }
 
@@ -346,7 +369,9 @@ async fn stream_game(
             Ok(update) => axum::response::sse::Event::default().id(update.event.seq.to_string()).event("record").json_data(&update),
             Err(err) => axum::response::sse::Event::default().event("problem").json_data(Problem::from(err)),
         };
-        Ok::<_, std::convert::Infallible>(event.unwrap_or_else(|e| axum::response::sse::Event::default().event("problem").data(e.to_string())))
+        Ok::<_, std::convert::Infallible>(
+            event.unwrap_or_else(|e| axum::response::sse::Event::default().event("problem").data(e.to_string())),
+        )
     });
     Ok(axum::response::sse::Sse::new(events).keep_alive(axum::response::sse::KeepAlive::default()))
 }

@@ -85,10 +85,16 @@ impl From<ServiceError> for Problem {
         let code = err.code();
         match err {
             ServiceError::NotFound { .. } => Problem::new(StatusCode::NOT_FOUND, code, detail),
-            ServiceError::InvalidInput { field, .. } => Problem { field: Some(field), ..Problem::new(StatusCode::BAD_REQUEST, code, detail) },
+            ServiceError::InvalidInput { field, .. } => {
+                Problem { field: Some(field), ..Problem::new(StatusCode::BAD_REQUEST, code, detail) }
+            }
             ServiceError::Unauthorized { .. } => Problem::new(StatusCode::UNAUTHORIZED, code, detail),
-            ServiceError::RuleViolation { rule, .. } => Problem { rule: Some(rule), ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) },
-            ServiceError::NotYourTurn { to_move, .. } => Problem { to_move: Some(to_move), ..Problem::new(StatusCode::CONFLICT, code, detail) },
+            ServiceError::RuleViolation { rule, .. } => {
+                Problem { rule: Some(rule), ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) }
+            }
+            ServiceError::NotYourTurn { to_move, .. } => {
+                Problem { to_move: Some(to_move), ..Problem::new(StatusCode::CONFLICT, code, detail) }
+            }
             ServiceError::GameFinished => Problem::new(StatusCode::CONFLICT, code, detail),
             ServiceError::VersionConflict { expected, current } => Problem {
                 current_version: Some(current),
@@ -96,7 +102,9 @@ impl From<ServiceError> for Problem {
                 ..Problem::new(StatusCode::CONFLICT, code, detail)
             },
             ServiceError::RequestIdReused { .. } => Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail),
-            ServiceError::InvalidExport { line, seq, .. } => Problem { line: Some(line), seq, ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) },
+            ServiceError::InvalidExport { line, seq, .. } => {
+                Problem { line: Some(line), seq, ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) }
+            }
             ServiceError::GameExists { .. } => Problem::new(StatusCode::CONFLICT, code, detail),
             ServiceError::Storage(_) => Problem::new(StatusCode::SERVICE_UNAVAILABLE, code, detail),
             ServiceError::CorruptLog { seq, .. } => {

@@ -69,7 +69,10 @@ fn family_card_out(card: game::FamilyCard) -> i32 {
 /// passed on for the engine to refuse (B13-1).
 fn knight_in(field: &str, knight: Option<pb::Knight>) -> Result<game::Knight, Status> {
     let Some(k) = knight else { return Err(invalid(field, "a knight is required")) };
-    Ok(game::Knight { family: family_in(&format!("{field}.family"), k.family)?, strength: small(&format!("{field}.strength"), k.strength)? })
+    Ok(game::Knight {
+        family: family_in(&format!("{field}.family"), k.family)?,
+        strength: small(&format!("{field}.strength"), k.strength)?,
+    })
 }
 
 fn knight_out(knight: game::Knight) -> pb::Knight {
@@ -113,7 +116,9 @@ pub(super) fn move_in(mv: pb::Move) -> Result<game::Move, Status> {
         None => Err(invalid("move.battle13", "one of bid, pass, choose_family, chaos, decline_chaos, play is required")),
         Some(Kind::Bid(b)) => Ok(game::Move::Bid { card: bid_card_in("move.battle13.bid.card", b.card)? }),
         Some(Kind::Pass(_)) => Ok(game::Move::Pass),
-        Some(Kind::ChooseFamily(c)) => Ok(game::Move::ChooseFamily { family: family_card_in("move.battle13.choose_family.family", c.family)? }),
+        Some(Kind::ChooseFamily(c)) => {
+            Ok(game::Move::ChooseFamily { family: family_card_in("move.battle13.choose_family.family", c.family)? })
+        }
         Some(Kind::Chaos(_)) => Ok(game::Move::Chaos),
         Some(Kind::DeclineChaos(_)) => Ok(game::Move::DeclineChaos),
         Some(Kind::Play(p)) => Ok(game::Move::Play { knight: knight_in("move.battle13.play.knight", p.knight)? }),
@@ -163,12 +168,20 @@ fn joust(j: &game::Joust) -> pb::Joust {
         hands: j
             .hands
             .iter()
-            .map(|h| pb::Hand { seat: u(h.seat.0), held_count: u(h.held_count), held: knight_list(h.held.as_deref()), dealt: knight_list(h.dealt.as_deref()) })
+            .map(|h| pb::Hand {
+                seat: u(h.seat.0),
+                held_count: u(h.held_count),
+                held: knight_list(h.held.as_deref()),
+                dealt: knight_list(h.dealt.as_deref()),
+            })
             .collect(),
         calls: j.calls.iter().map(|c| pb::Call { seat: u(c.seat.0), card: c.card.map(bid_card_out) }).collect(),
         contract: j.contract.map(contract),
         favoured: j.favoured.map(family_card_out),
-        chaos: j.chaos.as_ref().map(|c| pb::Chaos { declined: c.declined.iter().map(|s| u(s.0)).collect(), activated_by: c.activated_by.map(|s| u(s.0)) }),
+        chaos: j
+            .chaos
+            .as_ref()
+            .map(|c| pb::Chaos { declined: c.declined.iter().map(|s| u(s.0)).collect(), activated_by: c.activated_by.map(|s| u(s.0)) }),
         servant_public: j.servant_public,
         tournaments: j
             .tournaments
@@ -200,13 +213,17 @@ pub(super) fn view_out(view: &game::View) -> pb::View {
 pub(super) fn effect_out(effect: &game::Effect) -> pb::Effect {
     use pb::effect::Kind;
     let kind = match effect {
-        game::Effect::JoustStarted { joust, first_player } => Kind::JoustStarted(pb::JoustStarted { joust: *joust, first_player: u(first_player.0) }),
+        game::Effect::JoustStarted { joust, first_player } => {
+            Kind::JoustStarted(pb::JoustStarted { joust: *joust, first_player: u(first_player.0) })
+        }
         game::Effect::Dealt { joust, deal, hands } => Kind::Dealt(pb::Dealt {
             joust: *joust,
             deal: *deal,
             hands: hands.iter().map(|h| pb::DealtHand { seat: u(h.seat.0), knights: knight_list(h.knights.as_deref()) }).collect(),
         }),
-        game::Effect::OpeningAnswered { seat, twelve_weapons } => Kind::OpeningAnswered(pb::OpeningAnswered { seat: u(seat.0), twelve_weapons: *twelve_weapons }),
+        game::Effect::OpeningAnswered { seat, twelve_weapons } => {
+            Kind::OpeningAnswered(pb::OpeningAnswered { seat: u(seat.0), twelve_weapons: *twelve_weapons })
+        }
         game::Effect::DealVoided { joust, deal, reason } => Kind::DealVoided(pb::DealVoided {
             joust: *joust,
             deal: *deal,
@@ -224,17 +241,25 @@ pub(super) fn effect_out(effect: &game::Effect) -> pb::Effect {
         }
         game::Effect::ChaosActivated { seat } => Kind::ChaosActivated(pb::ChaosActivated { seat: u(seat.0) }),
         game::Effect::ChaosDeclined { seat } => Kind::ChaosDeclined(pb::ChaosDeclined { seat: u(seat.0) }),
-        game::Effect::KnightPlayed { seat, knight, by } => Kind::KnightPlayed(pb::KnightPlayed { seat: u(seat.0), knight: Some(knight_out(*knight)), by: u(by.0) }),
-        game::Effect::ServantRevealed { servant, knights: k } => Kind::ServantRevealed(pb::ServantRevealed { servant: u(servant.0), knights: knights(k) }),
-        game::Effect::TournamentWon { number, winner, camp } => Kind::TournamentWon(pb::TournamentWon { number: u(*number), winner: u(winner.0), camp: u(camp.0) }),
-        game::Effect::JoustScored { joust, contract: c, chaos, tournaments_won, crowns: earned, totals } => Kind::JoustScored(pb::JoustScored {
-            joust: *joust,
-            contract: Some(contract(*c)),
-            chaos: *chaos,
-            tournaments_won: tournaments_won.iter().copied().map(u).collect(),
-            crowns: Some(crowns(*earned)),
-            totals: totals.clone(),
-        }),
+        game::Effect::KnightPlayed { seat, knight, by } => {
+            Kind::KnightPlayed(pb::KnightPlayed { seat: u(seat.0), knight: Some(knight_out(*knight)), by: u(by.0) })
+        }
+        game::Effect::ServantRevealed { servant, knights: k } => {
+            Kind::ServantRevealed(pb::ServantRevealed { servant: u(servant.0), knights: knights(k) })
+        }
+        game::Effect::TournamentWon { number, winner, camp } => {
+            Kind::TournamentWon(pb::TournamentWon { number: u(*number), winner: u(winner.0), camp: u(camp.0) })
+        }
+        game::Effect::JoustScored { joust, contract: c, chaos, tournaments_won, crowns: earned, totals } => {
+            Kind::JoustScored(pb::JoustScored {
+                joust: *joust,
+                contract: Some(contract(*c)),
+                chaos: *chaos,
+                tournaments_won: tournaments_won.iter().copied().map(u).collect(),
+                crowns: Some(crowns(*earned)),
+                totals: totals.clone(),
+            })
+        }
         game::Effect::MatchWon { camp, winners, crowns } => {
             Kind::MatchWon(pb::MatchWon { camp: u(camp.0), winners: winners.iter().map(|s| u(s.0)).collect(), crowns: crowns.clone() })
         }
@@ -374,7 +399,8 @@ mod tests {
         }
     }
 
-    const VIEWERS: [Viewer; 6] = [Viewer::Seat(Seat(0)), Viewer::Seat(Seat(1)), Viewer::Seat(Seat(2)), Viewer::Seat(Seat(3)), Viewer::Spectator, Viewer::Omniscient];
+    const VIEWERS: [Viewer; 6] =
+        [Viewer::Seat(Seat(0)), Viewer::Seat(Seat(1)), Viewer::Seat(Seat(2)), Viewer::Seat(Seat(3)), Viewer::Spectator, Viewer::Omniscient];
 
     fn check_effects(game: &game::Game, effects: &[game::Effect], seen: &mut BTreeSet<String>) {
         for effect in effects {
@@ -456,20 +482,29 @@ mod tests {
         refused(move_in(pb::Move { kind: None }), "move.battle13");
         refused(move_in(mv(Kind::Bid(pb::Bid { card: None }))), "move.battle13.bid.card");
         refused(move_in(mv(Kind::Bid(pb::Bid { card: Some(pb::BidCard { kind: None }) }))), "move.battle13.bid.card");
-        refused(move_in(bid(Card::Family(pb::FamilyBidCard { family: pb::FamilyCard::Unspecified.into() }))), "move.battle13.bid.card.family.family");
+        refused(
+            move_in(bid(Card::Family(pb::FamilyBidCard { family: pb::FamilyCard::Unspecified.into() }))),
+            "move.battle13.bid.card.family.family",
+        );
         refused(move_in(bid(Card::Family(pb::FamilyBidCard { family: 42 }))), "move.battle13.bid.card.family.family");
         refused(move_in(bid(Card::Weapons(pb::WeaponsBidCard { value: 256 }))), "move.battle13.bid.card.weapons.value");
         refused(move_in(bid(Card::Tournaments(pb::TournamentsBidCard { value: u32::MAX }))), "move.battle13.bid.card.tournaments.value");
         refused(move_in(mv(Kind::ChooseFamily(pb::ChooseFamily { family: 0 }))), "move.battle13.choose_family.family");
         refused(move_in(mv(Kind::ChooseFamily(pb::ChooseFamily { family: -1 }))), "move.battle13.choose_family.family");
         refused(move_in(play(None)), "move.battle13.play.knight");
-        refused(move_in(play(Some(pb::Knight { family: pb::Family::Unspecified.into(), strength: 5 }))), "move.battle13.play.knight.family");
+        refused(
+            move_in(play(Some(pb::Knight { family: pb::Family::Unspecified.into(), strength: 5 }))),
+            "move.battle13.play.knight.family",
+        );
         refused(move_in(play(Some(pb::Knight { family: 9, strength: 5 }))), "move.battle13.play.knight.family");
         refused(move_in(play(Some(pb::Knight { family: pb::Family::Lion.into(), strength: 300 }))), "move.battle13.play.knight.strength");
         refused(options_in(pb::Options { first_seat: Some(256), target_crowns: None }), "options.battle13.first_seat");
 
         // Well-formed values on no card or token are the engine's to refuse (B13-1, B13-3).
-        assert_eq!(ok(move_in(bid(Card::Weapons(pb::WeaponsBidCard { value: 7 })))), Ok(game::Move::Bid { card: game::BidCard::Weapons { value: 7 } }));
+        assert_eq!(
+            ok(move_in(bid(Card::Weapons(pb::WeaponsBidCard { value: 7 })))),
+            Ok(game::Move::Bid { card: game::BidCard::Weapons { value: 7 } })
+        );
         assert_eq!(
             ok(move_in(play(Some(pb::Knight { family: pb::Family::Wolf.into(), strength: 0 })))),
             Ok(game::Move::Play { knight: game::Knight::new(game::Family::Wolf, 0) })

@@ -122,14 +122,23 @@ pub(super) fn view_out(view: &game::View) -> pb::View {
         seats: view
             .seats
             .iter()
-            .map(|s| pb::SeatView { seat: u(s.seat.0), colours: s.colours.iter().map(|c| u(c.0)).collect(), markers_taken: markers(&s.markers_taken) })
+            .map(|s| pb::SeatView {
+                seat: u(s.seat.0),
+                colours: s.colours.iter().map(|c| u(c.0)).collect(),
+                markers_taken: markers(&s.markers_taken),
+            })
             .collect(),
         fourth_colour: view.fourth_colour.map(|c| u(c.0)),
         cathedral: Some(pb::Cathedral { nave: Some(cell(view.cathedral.nave)), tower: Some(cell(view.cathedral.tower)) }),
         buildings: view
             .buildings
             .iter()
-            .map(|b| pb::Building { seat: u(b.seat.0), shape: shape_out(b.shape), colour: u(b.colour.0), cells: b.cells.iter().copied().map(cell).collect() })
+            .map(|b| pb::Building {
+                seat: u(b.seat.0),
+                shape: shape_out(b.shape),
+                colour: u(b.colour.0),
+                cells: b.cells.iter().copied().map(cell).collect(),
+            })
             .collect(),
         cardinal: view.cardinal.map(cell),
         supply: markers(&view.supply),

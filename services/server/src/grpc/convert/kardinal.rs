@@ -177,7 +177,9 @@ fn board_in(board: pb::Board) -> Result<game::Board, Status> {
             .countries
             .into_iter()
             .enumerate()
-            .map(|(i, c)| Ok(game::CountryInfo { id: country_in(&format!("{B}.countries[{i}].id"), c.id)?, name: c.name, german: c.german }))
+            .map(|(i, c)| {
+                Ok(game::CountryInfo { id: country_in(&format!("{B}.countries[{i}].id"), c.id)?, name: c.name, german: c.german })
+            })
             .collect::<Result<_, Status>>()?,
         card_kinds: board
             .card_kinds
@@ -204,9 +206,8 @@ fn board_in(board: pb::Board) -> Result<game::Board, Status> {
             .enumerate()
             .map(|(i, a)| {
                 let field = format!("{B}.alliances[{i}].countries");
-                let countries: [game::Country; 2] = countries_in(&field, &a.countries)?
-                    .try_into()
-                    .map_err(|_| invalid(&field, "exactly two countries are required"))?;
+                let countries: [game::Country; 2] =
+                    countries_in(&field, &a.countries)?.try_into().map_err(|_| invalid(&field, "exactly two countries are required"))?;
                 Ok(game::Alliance { number: small(&format!("{B}.alliances[{i}].number"), a.number)?, countries, by_sea: a.by_sea })
             })
             .collect::<Result<_, Status>>()?,
@@ -218,7 +219,11 @@ fn board_out(board: &game::Board) -> pb::Board {
     pb::Board {
         name: board.name.clone(),
         note: board.note.clone(),
-        countries: board.countries.iter().map(|c| pb::CountryInfo { id: country_out(c.id), name: c.name.clone(), german: c.german.clone() }).collect(),
+        countries: board
+            .countries
+            .iter()
+            .map(|c| pb::CountryInfo { id: country_out(c.id), name: c.name.clone(), german: c.german.clone() })
+            .collect(),
         card_kinds: board
             .card_kinds
             .iter()
@@ -253,9 +258,9 @@ pub(super) fn move_in(mv: pb::Move) -> Result<game::Move, Status> {
     use pb::r#move::Kind;
     match mv.kind {
         None => Err(invalid("move.kardinal", "one of place, draw_deck, take_display, exchange, pass is required")),
-        Some(Kind::Place(p)) => Ok(game::Move::Place {
-            pieces: p.pieces.into_iter().enumerate().map(|(i, p)| placement_in(i, p)).collect::<Result<_, _>>()?,
-        }),
+        Some(Kind::Place(p)) => {
+            Ok(game::Move::Place { pieces: p.pieces.into_iter().enumerate().map(|(i, p)| placement_in(i, p)).collect::<Result<_, _>>()? })
+        }
         Some(Kind::DrawDeck(_)) => Ok(game::Move::DrawDeck {}),
         Some(Kind::TakeDisplay(t)) => Ok(game::Move::TakeDisplay { slot: small("move.kardinal.take_display.slot", t.slot)? }),
         Some(Kind::Exchange(e)) => {
@@ -361,11 +366,20 @@ pub(super) fn view_out(view: &game::View) -> pb::View {
         deck: card_list(view.deck.as_ref()),
         discard: cards_out(&view.discard),
         removed: cards_out(&view.removed),
-        abbeys: view.abbeys.iter().map(|a| pb::AbbeyView { site: a.site.clone(), country: country_out(a.country), seat: u(a.seat.0) }).collect(),
+        abbeys: view
+            .abbeys
+            .iter()
+            .map(|a| pb::AbbeyView { site: a.site.clone(), country: country_out(a.country), seat: u(a.seat.0) })
+            .collect(),
         seals: view
             .seals
             .iter()
-            .map(|s| pb::SealView { country: country_out(s.country), counsellors: counts_out(&s.counsellors), abbeys: counts_out(&s.abbeys), limit: u(s.limit) })
+            .map(|s| pb::SealView {
+                country: country_out(s.country),
+                counsellors: counts_out(&s.counsellors),
+                abbeys: counts_out(&s.abbeys),
+                limit: u(s.limit),
+            })
             .collect(),
         exhaustions: u(view.exhaustions),
         last_round: view.last_round,
@@ -380,7 +394,9 @@ pub(super) fn effect_out(effect: &game::Effect) -> pb::Effect {
     let kind = match effect {
         game::Effect::CardsRemoved { cards } => Kind::CardsRemoved(pb::CardsRemoved { cards: cards_out(cards) }),
         game::Effect::Dealt { seat, cards } => Kind::Dealt(pb::Dealt { seat: u(seat.0), cards: card_list(cards.as_ref()) }),
-        game::Effect::DisplayRefilled { slot, card } => Kind::DisplayRefilled(pb::DisplayRefilled { slot: u(*slot), card: card_out(*card) }),
+        game::Effect::DisplayRefilled { slot, card } => {
+            Kind::DisplayRefilled(pb::DisplayRefilled { slot: u(*slot), card: card_out(*card) })
+        }
         game::Effect::FirstSeat { seat, drawn } => Kind::FirstSeat(pb::FirstSeat { seat: u(seat.0), drawn: *drawn }),
         game::Effect::Placed { seat, piece, country, site, paid_with } => Kind::Placed(pb::Placed {
             seat: u(seat.0),
@@ -395,7 +411,9 @@ pub(super) fn effect_out(effect: &game::Effect) -> pb::Effect {
             Kind::TookFromDisplay(pb::TookFromDisplay { seat: u(seat.0), slot: u(*slot), card: card_out(*card) })
         }
         game::Effect::Passed { seat } => Kind::Passed(pb::Passed { seat: u(seat.0) }),
-        game::Effect::RefillStopped { seat, hand_size } => Kind::RefillStopped(pb::RefillStopped { seat: u(seat.0), hand_size: u(*hand_size) }),
+        game::Effect::RefillStopped { seat, hand_size } => {
+            Kind::RefillStopped(pb::RefillStopped { seat: u(seat.0), hand_size: u(*hand_size) })
+        }
         game::Effect::DeckExhausted { count } => Kind::DeckExhausted(pb::DeckExhausted { count: u(*count) }),
         game::Effect::InterimScoring { countries, scores } => {
             Kind::InterimScoring(pb::InterimScoring { countries: country_scorings(countries), scores: scores.clone() })
@@ -462,7 +480,10 @@ mod tests {
         assert_eq!(out.deck.as_ref().map(|d| d.cards.clone()), view.deck.as_deref().map(cards_out));
         assert_eq!(out.deck_size, view.deck_size);
         assert_eq!(out.discard, cards_out(&view.discard));
-        assert_eq!(out.display.iter().map(|d| d.card).collect::<Vec<_>>(), view.display.iter().map(|d| d.card.map(card_out)).collect::<Vec<_>>());
+        assert_eq!(
+            out.display.iter().map(|d| d.card).collect::<Vec<_>>(),
+            view.display.iter().map(|d| d.card.map(card_out)).collect::<Vec<_>>()
+        );
         assert_eq!(out.abbeys.len(), view.abbeys.len());
         assert_eq!(out.seals.len(), 9);
         assert_eq!(out.interim.as_ref().map(|i| i.countries.len()), view.interim.as_ref().map(Vec::len));
@@ -498,7 +519,10 @@ mod tests {
                     assert_eq!(g.reason, end_reason_out(*reason));
                     let s = g.scoring.as_ref().expect("the final scoring");
                     assert_eq!(s.winners, seats_out(&scoring.winners));
-                    assert_eq!(s.totals.iter().map(|t| t.total).collect::<Vec<_>>(), scoring.totals.iter().map(|t| t.total).collect::<Vec<_>>());
+                    assert_eq!(
+                        s.totals.iter().map(|t| t.total).collect::<Vec<_>>(),
+                        scoring.totals.iter().map(|t| t.total).collect::<Vec<_>>()
+                    );
                     assert_eq!(s.alliances.len(), scoring.alliances.len());
                 }
                 (game::Effect::InterimScoring { scores, .. }, Kind::InterimScoring(i)) => assert_eq!(&i.scores, scores),
@@ -566,14 +590,21 @@ mod tests {
         let mut seen = Seen::default();
         play(3, game::Options::default(), 1, &mut seen);
         play(4, game::Options { variant: game::Variant::Dynamic, ..game::Options::default() }, 2, &mut seen);
-        play(5, game::Options { first_seat: Some(Seat(3)), variant: game::Variant::Standard, board: Some(game::Board::embedded()) }, 3, &mut seen);
+        play(
+            5,
+            game::Options { first_seat: Some(Seat(3)), variant: game::Variant::Standard, board: Some(game::Board::embedded()) },
+            3,
+            &mut seen,
+        );
         play(3, game::Options { first_seat: Some(Seat(1)), variant: game::Variant::Dynamic, board: None }, 4, &mut seen);
         assert_eq!(seen.finished, 4);
         assert!(seen.moves > 1_000, "only {} moves checked", seen.moves);
         assert!(seen.hidden_hands > 0 && seen.visible_hands > 0);
         assert!(seen.hidden_cards > 0 && seen.visible_cards > 0);
         assert!(seen.interim > 0, "no game reached the interim scoring");
-        for kind in ["dealt", "placed", "drew_from_deck", "took_from_display", "turn_started", "game_ended", "cards_removed", "deck_exhausted"] {
+        for kind in
+            ["dealt", "placed", "drew_from_deck", "took_from_display", "turn_started", "game_ended", "cards_removed", "deck_exhausted"]
+        {
             assert!(seen.effects.contains(kind), "no `{kind}` effect met");
         }
     }
@@ -599,7 +630,12 @@ mod tests {
     fn every_move_shape_round_trips() {
         use game::{CardKind as K, Country as C};
         let moves = [
-            game::Move::Place { pieces: vec![game::Placement::abbey(C::France, "cluny", &[K::France]), game::Placement::counsellor(C::Italy, &[K::France, K::France])] },
+            game::Move::Place {
+                pieces: vec![
+                    game::Placement::abbey(C::France, "cluny", &[K::France]),
+                    game::Placement::counsellor(C::Italy, &[K::France, K::France]),
+                ],
+            },
             game::Move::Place { pieces: Vec::new() },
             game::Move::DrawDeck {},
             game::Move::TakeDisplay { slot: 1 },
@@ -632,7 +668,9 @@ mod tests {
     }
 
     fn place(piece: i32, country: i32, paid_with: Vec<i32>) -> pb::Move {
-        pb::Move { kind: Some(pb::r#move::Kind::Place(pb::Place { pieces: vec![pb::Placement { piece, country, site: None, paid_with }] })) }
+        pb::Move {
+            kind: Some(pb::r#move::Kind::Place(pb::Place { pieces: vec![pb::Placement { piece, country, site: None, paid_with }] })),
+        }
     }
 
     #[test]

@@ -126,7 +126,9 @@ pub fn effects_out(kind: &str, effects: &[Value]) -> Result<Vec<pb::Effect>, Sta
 #[must_use]
 pub fn status_out(status: &GameStatus) -> pb::Status {
     let state = match status {
-        GameStatus::InProgress { to_move } => pb::status::State::InProgress(pb::InProgress { to_move: to_move.iter().map(|s| u32::from(s.0)).collect() }),
+        GameStatus::InProgress { to_move } => {
+            pb::status::State::InProgress(pb::InProgress { to_move: to_move.iter().map(|s| u32::from(s.0)).collect() })
+        }
         GameStatus::Finished { result } => pb::status::State::Finished(pb::Finished {
             scores: result.scores.clone(),
             winners: result.winners.iter().map(|s| u32::from(s.0)).collect(),
