@@ -243,7 +243,7 @@ pub fn check(export: &[u8]) -> Verified {
     match replay(&records, &ludo_engine::Seed(seed), false) {
         Err(err) => fail(report, err.seq + 2, Some(err.seq), err.reason, &header),
         Ok(replayed) => {
-            let status = replayed.game.status();
+            let status = replayed.state.game.status();
             if status.is_finished() != header.finished {
                 return fail(
                     report,
@@ -254,7 +254,7 @@ pub fn check(export: &[u8]) -> Verified {
                 );
             }
             report.replayed = true;
-            report.view = Some(replayed.game.view(Viewer::Omniscient));
+            report.view = Some(replayed.state.game.view(Viewer::Omniscient));
             report.status = Some(status);
             Verified { header, records, raw, report }
         }

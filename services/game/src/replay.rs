@@ -16,19 +16,11 @@ use serde_json::Value;
 use crate::kinds::{self, DynGame, Kind};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex};
 
-/// The state rebuilt from a log.
+/// The state rebuilt from a whole log.
 #[derive(Debug)]
 pub struct Replayed {
-    /// The kind of game.
-    pub kind: &'static Kind,
-    /// Record 0.
-    pub created: GameCreated,
-    /// The game after the last replayed record.
-    pub game: Box<dyn DynGame>,
-    /// Seq of the last replayed record.
-    pub version: u64,
-    /// Hash of the last replayed record.
-    pub last_hash: [u8; 32],
+    /// The game after the last record, with its chain position.
+    pub state: Replayer,
     /// Request ids seen, with the seq of their record.
     pub request_ids: HashMap<String, u64>,
     /// Every record's unredacted effects, by seq (only when asked for).
@@ -138,8 +130,7 @@ pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Rep
             effects.push(applied);
         }
     }
-    let Replayer { kind, created, game, version, last_hash } = replayer;
-    Ok(Replayed { kind, created, game, version, last_hash, request_ids, effects })
+    Ok(Replayed { state: replayer, request_ids, effects })
 }
 
 /// The stored effects are the spectator's view of the recomputed ones.

@@ -632,12 +632,12 @@ impl GameService {
         };
         // Canonicalise the retry's move on a scratch copy of the state before that move.
         let before = self.replayed(slot, Some(seq - 1), false).await?;
-        let same_move = before.game.clone().apply(seat, &request.mv).map(|a| a.canonical_move == first.mv).unwrap_or(false);
+        let same_move = before.state.game.clone().apply(seat, &request.mv).map(|a| a.canonical_move == first.mv).unwrap_or(false);
         if first.seat != seat || !same_move {
             return Err(ServiceError::RequestIdReused { request_id: first.request_id.clone().unwrap_or_default(), version: seq });
         }
-        let status = replayed.game.status();
-        Ok(answer(slot.meta.kind, seq, &status, replayed.game.as_ref(), seat, &replayed.effects[seq as usize]))
+        let status = replayed.state.game.status();
+        Ok(answer(slot.meta.kind, seq, &status, replayed.state.game.as_ref(), seat, &replayed.effects[seq as usize]))
     }
 
     /// A page of the log, redacted for the caller.
@@ -716,8 +716,8 @@ impl GameService {
             return Ok(self.state_of(&slot, viewer, at, at, &current.status, current.game.as_ref()));
         }
         let replayed = self.replayed(&slot, Some(at), false).await?;
-        let status = replayed.game.status();
-        Ok(self.state_of(&slot, viewer, at, current.version, &status, replayed.game.as_ref()))
+        let game = replayed.state.game;
+        Ok(self.state_of(&slot, viewer, at, current.version, &game.status(), game.as_ref()))
     }
 
     /// The game's whole record as JSON Lines (see [`crate::export`]); with
@@ -868,11 +868,12 @@ impl GameService {
         let records = parse_records(&id, bytes)?;
         let created_at = records[0].at.clone();
         let replayed = replay(&records, &secrets.seed, false).map_err(|e| corrupt(&id, e))?;
-        let status = replayed.game.status();
+        let Replayed { state, request_ids, .. } = replayed;
+        let status = state.game.status();
         let slot = Arc::new(Slot {
-            meta: self.meta(id, stream, replayed.kind, &replayed.created, created_at, secrets),
-            writer: tokio::sync::Mutex::new(Writer { last_hash: replayed.last_hash, request_ids: replayed.request_ids }),
-            current: RwLock::new(Arc::new(Current { version: replayed.version, status, game: replayed.game })),
+            meta: self.meta(id, stream, state.kind, &state.created, created_at, secrets),
+            writer: tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids }),
+            current: RwLock::new(Arc::new(Current { version: state.version, status, game: state.game })),
         });
         // Two readers may load the same game at once: keep whichever came first.
         Ok(self.cache(stream, slot))
