@@ -33,6 +33,7 @@ pub(crate) struct Metrics {
     pub moves: Family<OutcomeLabel, Counter>,
     pub move_seconds: Histogram,
     pub live_games: Gauge,
+    pub evictions: Counter,
     pub watchers: Gauge,
 }
 
@@ -48,10 +49,16 @@ impl Metrics {
         registry.register("move_seconds", "Time from receiving a move to answering it once durable", move_seconds.clone());
         let live_games = Gauge::default();
         registry.register("live_games", "Games held in memory", live_games.clone());
+        let evictions = Counter::default();
+        registry.register(
+            "evictions",
+            "Idle games forgotten to keep memory bounded (reloaded from their log when needed)",
+            evictions.clone(),
+        );
         let watchers = Gauge::default();
         registry.register("watchers", "Live streams open", watchers.clone());
         registry.register_collector(Box::new(StoreStats(store)));
-        Metrics { registry, games_created, moves, move_seconds, live_games, watchers }
+        Metrics { registry, games_created, moves, move_seconds, live_games, evictions, watchers }
     }
 
     /// Counts one move submission and, when accepted, its latency.

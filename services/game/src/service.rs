@@ -1,6 +1,7 @@
 //! The event-sourced game aggregate: decide, append, evolve.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
@@ -73,6 +74,9 @@ struct Current {
 struct Writer {
     last_hash: [u8; 32],
     request_ids: HashMap<String, u64>,
+    /// Set (under this lock) when the cache forgets the game: a writer that
+    /// gets the lock afterwards must reload the game from its log instead.
+    evicted: bool,
 }
 
 /// A live game in the cache.
@@ -80,11 +84,14 @@ struct Writer {
 struct Slot {
     meta: GameMeta,
     /// One writer per game. A tokio mutex because it is held across the
-    /// append's await (until the record is durable).
-    writer: tokio::sync::Mutex<Writer>,
+    /// append's await (until the record is durable); in an `Arc` so a
+    /// writer can hold it as an owned guard.
+    writer: Arc<tokio::sync::Mutex<Writer>>,
     /// Readers never wait for a pending append: they take the last
     /// acknowledged state. A std lock: never held across an await.
     current: RwLock<Arc<Current>>,
+    /// When the game was last used (the service's tick), for eviction.
+    last_used: AtomicU64,
 }
 
 impl Slot {
@@ -177,7 +184,15 @@ pub struct GameService {
     metrics: Arc<Metrics>,
     /// Per kind, the default options and the one copy games on them share.
     shared_options: HashMap<&'static str, (Value, Arc<RawValue>)>,
+    /// Most games kept in memory; the least recently used idle ones are
+    /// forgotten beyond it (and reloaded from their log when needed).
+    max_live_games: usize,
+    /// A logical clock for "recently used".
+    ticks: AtomicU64,
 }
+
+/// Default bound of the live-game cache (a few KiB per game).
+pub const DEFAULT_MAX_LIVE_GAMES: usize = 100_000;
 
 /// JSON text of a value, for keeping rather than re-walking a tree.
 fn raw(value: &Value) -> Arc<RawValue> {
@@ -264,9 +279,22 @@ impl GameService {
             closing,
             metrics,
             shared_options: HashMap::new(),
+            max_live_games: DEFAULT_MAX_LIVE_GAMES,
+            ticks: AtomicU64::new(0),
         };
         service.share_default_options();
         service
+    }
+
+    /// Keeps at most `max` games in memory (at least 1).
+    #[must_use]
+    pub fn with_max_live_games(mut self, max: usize) -> Self {
+        self.max_live_games = max.max(1);
+        self
+    }
+
+    fn tick(&self) -> u64 {
+        self.ticks.fetch_add(1, Ordering::Relaxed)
     }
 
     /// Recomputes, per kind, the default options games share.
@@ -357,6 +385,10 @@ impl GameService {
     fn cache(&self, stream: StreamId, slot: Arc<Slot>) -> Arc<Slot> {
         let mut games = self.games.lock().expect("games lock");
         let slot = Arc::clone(games.entry(stream).or_insert(slot));
+        if games.len() > self.max_live_games {
+            let evicted = evict_idle(&mut games, self.max_live_games, stream);
+            self.metrics.evictions.inc_by(evicted);
+        }
         self.metrics.live_games.set(games.len() as i64);
         slot
     }
@@ -443,8 +475,9 @@ impl GameService {
         let status = new.game.status();
         let slot = Arc::new(Slot {
             meta: self.meta(id.clone(), stream, kind, &created, at, secrets),
-            writer: tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new() }),
+            writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new(), evicted: false })),
             current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
+            last_used: AtomicU64::new(self.tick()),
         });
         self.cache(stream, slot);
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
@@ -572,12 +605,21 @@ impl GameService {
     }
 
     async fn submit_move(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
-        let slot = self.slot(id).await?;
-        let seat = slot.seat(token)?;
         if let Some(request_id) = &request.request_id {
             check_request_id(request_id)?;
         }
-        let mut writer = slot.writer.lock().await;
+        // The game the cache holds, locked for writing. If the cache forgot
+        // it between the lookup and the lock (a tiny window, but a reader
+        // could reload it in between and never see this move), the log is
+        // the truth: load it again.
+        let (slot, seat, mut writer) = loop {
+            let slot = self.slot(id).await?;
+            let seat = slot.seat(token)?;
+            let writer = Arc::clone(&slot.writer).lock_owned().await;
+            if !writer.evicted {
+                break (slot, seat, writer);
+            }
+        };
         let current = slot.current();
         if let Some(request_id) = &request.request_id
             && let Some(&seq) = writer.request_ids.get(request_id)
@@ -603,6 +645,7 @@ impl GameService {
         if let Err(err) = appended {
             // The store may hold more than this cache knows (a failed flush
             // after a write): forget the game so the next request reloads it.
+            writer.evicted = true;
             self.evict(slot.meta.stream);
             return Err(match err {
                 StoreError::Conflict { actual_next, .. } => ServiceError::VersionConflict {
@@ -854,6 +897,7 @@ impl GameService {
     /// The cached game, or the game loaded from its log.
     async fn slot_of(&self, stream: StreamId) -> Result<Arc<Slot>, ServiceError> {
         if let Some(slot) = self.games.lock().expect("games lock").get(&stream) {
+            slot.last_used.store(self.tick(), Ordering::Relaxed);
             return Ok(Arc::clone(slot));
         }
         let id = game_id(stream);
@@ -872,8 +916,9 @@ impl GameService {
         let status = state.game.status();
         let slot = Arc::new(Slot {
             meta: self.meta(id, stream, state.kind, &state.created, created_at, secrets),
-            writer: tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids }),
+            writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids, evicted: false })),
             current: RwLock::new(Arc::new(Current { version: state.version, status, game: state.game })),
+            last_used: AtomicU64::new(self.tick()),
         });
         // Two readers may load the same game at once: keep whichever came first.
         Ok(self.cache(stream, slot))
@@ -892,6 +937,33 @@ impl GameService {
         let records = self.records(slot, 0, to).await?;
         replay(&records, &slot.meta.secrets.seed, keep_effects).map_err(|e| corrupt(&slot.meta.id, e))
     }
+}
+
+/// Forgets the least recently used games that no writer holds, down to 90%
+/// of `max` (so eviction is not paid on every insert), never `keep`, and
+/// returns how many. Each is marked evicted under its writer lock: a writer
+/// that gets the lock later sees the mark and reloads the game from its log.
+/// The bound is soft: games being written are never forgotten.
+fn evict_idle(games: &mut HashMap<StreamId, Arc<Slot>>, max: usize, keep: StreamId) -> u64 {
+    let mut evicted = 0;
+    let target = max - max / 10;
+    let mut by_age: Vec<(u64, StreamId)> = games.iter().map(|(stream, slot)| (slot.last_used.load(Ordering::Relaxed), *stream)).collect();
+    by_age.sort_unstable();
+    for (_, stream) in by_age {
+        if games.len() <= target {
+            break;
+        }
+        if stream == keep {
+            continue;
+        }
+        let writer = Arc::clone(&games[&stream].writer);
+        if let Ok(mut idle) = writer.try_lock() {
+            idle.evicted = true;
+            games.remove(&stream);
+            evicted += 1;
+        }
+    }
+    evicted
 }
 
 /// Resolves once the service starts shutting down (or is gone).

@@ -302,3 +302,74 @@ async fn a_seat_sees_itself_as_the_viewer() {
     assert_eq!(service.get(&game.id, None).await.unwrap().viewer_seat, None);
     assert!(service.get(&game.id, None).await.unwrap().seed.is_none(), "the seed stays secret while the game runs");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bounded_cache_forgets_idle_games_and_loses_nothing() {
+    // sled, so each append is in flight for a real flush while readers reload games.
+    let dir = tempfile::tempdir().unwrap();
+    let store: Arc<dyn EventStore> = Arc::new(ludo_storage::SledStore::open(dir.path(), ludo_storage::SledOptions::default()).unwrap());
+    let service = Arc::new(GameService::new(Arc::clone(&store), Arc::new(SystemClock)).with_max_live_games(3));
+    let mut games = Vec::new();
+    for _ in 0..10 {
+        games.push(cardinal(&service, &["Ann", "Bob", "Cid"]).await);
+    }
+    // Ten games played at once with room for three: games are forgotten and
+    // reloaded all the time, and every move must still land on the real state.
+    let mut tasks = Vec::new();
+    for game in games.clone() {
+        let service = Arc::clone(&service);
+        tasks.push(tokio::spawn(async move {
+            let mut moves = 0u64;
+            loop {
+                let state = service.get(&game.id, None).await.unwrap();
+                let Status::InProgress { to_move } = state.status else { return moves };
+                let seat = to_move[0].index();
+                let legal = service.legal_moves(&game.id, token(&game, seat)).await.unwrap();
+                assert_eq!(legal.version, state.version);
+                let request = SubmitMove { expected_version: Some(state.version), ..submit(legal.moves[0].clone()) };
+                let accepted = service.submit(&game.id, token(&game, seat), request).await.expect("no stale state after an eviction");
+                moves += 1;
+                assert_eq!(accepted.version, moves);
+            }
+        }));
+    }
+    // Readers load every game over and over meanwhile.
+    let reading = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mut readers = Vec::new();
+    for r in 0..4 {
+        let (service, reading, ids) = (Arc::clone(&service), Arc::clone(&reading), games.iter().map(|g| g.id.clone()).collect::<Vec<_>>());
+        readers.push(tokio::spawn(async move {
+            let mut i = r;
+            while reading.load(std::sync::atomic::Ordering::Relaxed) {
+                service.get(&ids[i % ids.len()], None).await.unwrap();
+                i += 1;
+                tokio::task::yield_now().await;
+            }
+        }));
+    }
+    let mut played = Vec::new();
+    for task in tasks {
+        played.push(task.await.unwrap());
+    }
+    reading.store(false, std::sync::atomic::Ordering::Relaxed);
+    for reader in readers {
+        reader.await.unwrap();
+    }
+    let metric = |name: &str| -> u64 {
+        let text = service.metrics_text();
+        let line = text.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("no {name}")).to_string();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    assert!(metric("ludo_evictions_total") > 0, "games were forgotten and reloaded during play");
+    // The bound is soft while games are being written; the next load restores it.
+    cardinal(&service, &["Eve", "Fay"]).await;
+    assert!(metric("ludo_live_games") <= 3, "{} games in memory", metric("ludo_live_games"));
+    // Every log is whole and replays to its game's end, also from a fresh service.
+    let fresh = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
+    for (game, moves) in games.iter().zip(played) {
+        let state = fresh.get(&game.id, None).await.unwrap();
+        assert!(state.status.is_finished());
+        assert_eq!(state.version, moves);
+        assert_eq!(service.get(&game.id, None).await.unwrap().view, state.view);
+    }
+}

@@ -66,6 +66,10 @@ struct ServeArgs {
     /// records its board, so changing this never alters existing games.
     #[arg(long, env = "LUDO_KARDINAL_BOARD")]
     kardinal_board: Option<PathBuf>,
+    /// Most games kept in memory; beyond it the least recently used idle
+    /// games are forgotten and reloaded from their log when needed.
+    #[arg(long, env = "LUDO_MAX_LIVE_GAMES", default_value_t = ludo_game::DEFAULT_MAX_LIVE_GAMES)]
+    max_live_games: usize,
     /// Log line format (the level comes from RUST_LOG, default `info`).
     #[arg(long, env = "LUDO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Human)]
     log_format: LogFormat,
@@ -129,7 +133,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot open the data directory {}: {e}", args.data_dir.display()))?;
     tracing::info!(data_dir = %args.data_dir.display(), "log opened");
     let store: Arc<dyn EventStore> = Arc::new(store);
-    let mut service = GameService::new(store, Arc::new(SystemClock));
+    let mut service = GameService::new(store, Arc::new(SystemClock)).with_max_live_games(args.max_live_games);
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
         let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;
