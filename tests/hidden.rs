@@ -83,6 +83,16 @@ async fn a_finished_kardinal_game_is_public_and_its_seed_re_deals_it() {
     server.stop().await;
 }
 
+/// The log without the `dealt` effects of deals other than the current one:
+/// a deal voided because nobody opened (B13-9) or everyone passed (B13-13)
+/// is over, so its hands are public (the redeal reshuffles the whole bag).
+fn current_deal_only(mut events: Value, joust: &Value, deal: &Value) -> Value {
+    for event in events["events"].as_array_mut().unwrap() {
+        event["effects"].as_array_mut().unwrap().retain(|e| e["type"] != "dealt" || (e["joust"] == *joust && e["deal"] == *deal));
+    }
+    events
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn battle13_knights_stay_hidden_through_the_first_joust() {
     let dir = tempfile::tempdir().unwrap();
@@ -107,7 +117,8 @@ async fn battle13_knights_stay_hidden_through_the_first_joust() {
             let t = viewer.and_then(|s| token(&game, s));
             let seen = rest.get(&format!("/v1/games/{id}"), t).await.body;
             leaks.extend(battle13_leaks(&seen["view"]["joust"], &allowed));
-            leaks.extend(battle13_leaks(&rest.get(&format!("/v1/games/{id}/events?limit=1000"), t).await.body, &allowed));
+            let events = rest.get(&format!("/v1/games/{id}/events?limit=1000"), t).await.body;
+            leaks.extend(battle13_leaks(&current_deal_only(events, &joust["number"], &joust["deal"]), &allowed));
             if let Some(seat) = viewer {
                 assert!(seen["view"]["joust"]["hands"][seat]["held"].is_array(), "seat {seat} sees its own knights");
             }
