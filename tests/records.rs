@@ -77,7 +77,7 @@ async fn tampered_exports_are_caught_at_the_exact_record() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
-    let game = finished(&rest, "cardinal", &["Ann", "Bob"], json!({}), 7).await;
+    let game = finished(&rest, "cardinal", &["Ann", "Bob"], json!({"first_seat": 0}), 7).await;
     let id = game["id"].as_str().unwrap();
     let (_, export) = rest.get_bytes(&format!("/v1/games/{id}/export"), None).await;
     let records = lines(&export).len() - 1;
