@@ -400,12 +400,6 @@ impl GameService {
         self.metrics.live_games.set(games.len() as i64);
     }
 
-    /// The store underneath (for shutdown and subscriptions).
-    #[must_use]
-    pub fn store(&self) -> &Arc<dyn EventStore> {
-        &self.store
-    }
-
     /// The game kinds this server hosts. `options_schema` is filled by the
     /// adapter that owns the OpenAPI document.
     #[must_use]
@@ -449,7 +443,7 @@ impl GameService {
             secrets::generate(request.players.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let new = kind.create(request.players.len(), &options, &secrets.seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
-            CreateError::Setup(ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", err_text(&err)),
+            CreateError::Setup(setup @ ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", setup.to_string()),
             CreateError::Setup(ludo_engine::SetupError::InvalidOption { field, reason }) => {
                 ServiceError::InvalidInput { field: format!("options.{field}"), reason }
             }
@@ -1025,13 +1019,6 @@ async fn follow(
             }
         }
         pending = parse_records(id, read(replayer.version + 1).await?)?.into_iter();
-    }
-}
-
-fn err_text(err: &CreateError) -> String {
-    match err {
-        CreateError::InvalidOptions { reason, .. } => reason.clone(),
-        CreateError::Setup(setup) => setup.to_string(),
     }
 }
 
