@@ -190,16 +190,22 @@ async fn a_stream_delivers_every_record_once_in_order_across_a_reconnect() {
     let mut stream = rest.sse(&format!("/v1/games/{id}/stream"), None, Some(last)).await;
     let mut final_status = Value::Null;
     while let Some(event) = stream.next().await {
+        if event.event == "end" {
+            final_status = event.data["status"].clone();
+            assert_eq!(event.data["version"], json!(seen.last().unwrap()), "the end names the last record");
+            break;
+        }
+        assert_eq!(event.event, "record");
         seen.push(event.id.unwrap().parse().unwrap());
         hashes.push(event.data["event"]["hash"].clone());
-        final_status = event.data["status"].clone();
     }
+    assert!(stream.next().await.is_none(), "nothing follows the end");
     player.await.unwrap();
     let events = rest.events(&id, None).await;
     let version = events.len() as u64 - 1;
     assert_eq!(seen, (0..=version).collect::<Vec<_>>(), "every record exactly once, in order");
     assert_eq!(hashes, events.iter().map(|e| e["hash"].clone()).collect::<Vec<_>>());
-    assert_eq!(final_status["state"], "finished", "the stream ends with the game");
+    assert_eq!(final_status["state"], "finished", "the stream ends with the game, saying so");
     server.stop().await;
 }
 

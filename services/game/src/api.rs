@@ -264,6 +264,17 @@ pub struct GameUpdate {
     pub view: Value,
 }
 
+/// The last message of a live stream: the game is over and every record
+/// was sent (SSE `event: end`). Clients close the stream on it; a
+/// reconnect to a finished game that was sent in full answers `204`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StreamEnd {
+    /// The game's last version.
+    pub version: u64,
+    /// The game's result.
+    pub status: Status,
+}
+
 /// An imported game.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ImportedGame {

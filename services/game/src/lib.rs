@@ -20,4 +20,4 @@ pub mod secrets;
 mod service;
 
 pub use error::ServiceError;
-pub use service::{Clock, DEFAULT_MAX_LIVE_GAMES, GameService, MAX_NAME_CHARS, MAX_PAGE, MAX_REQUEST_ID, SystemClock};
+pub use service::{Clock, DEFAULT_MAX_LIVE_GAMES, GameService, MAX_NAME_CHARS, MAX_PAGE, MAX_REQUEST_ID, SystemClock, Watch, Watched};

@@ -35,6 +35,8 @@ pub(crate) struct Metrics {
     pub live_games: Gauge,
     pub evictions: Counter,
     pub watchers: Gauge,
+    pub watched_games: Gauge,
+    pub watch_wakeups: Counter,
 }
 
 impl Metrics {
@@ -57,8 +59,16 @@ impl Metrics {
         );
         let watchers = Gauge::default();
         registry.register("watchers", "Live streams open", watchers.clone());
+        let watched_games = Gauge::default();
+        registry.register("watched_games", "Games with at least one live stream open", watched_games.clone());
+        let watch_wakeups = Counter::default();
+        registry.register(
+            "watch_wakeups",
+            "Times a live stream was woken to re-read its game's log (an append to that game, or lost notices)",
+            watch_wakeups.clone(),
+        );
         registry.register_collector(Box::new(StoreStats(store)));
-        Metrics { registry, games_created, moves, move_seconds, live_games, evictions, watchers }
+        Metrics { registry, games_created, moves, move_seconds, live_games, evictions, watchers, watched_games, watch_wakeups }
     }
 
     /// Counts one move submission and, when accepted, its latency.

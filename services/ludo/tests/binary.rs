@@ -1,77 +1,20 @@
 //! The `ludo` binary itself: serves on the address it logs, stops cleanly
 //! on SIGTERM after flushing the log, and finds its games again on restart.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+
+use std::process::Command;
+
+use common::{create, play_out, start};
 
 use serde_json::{Value, json};
-
-/// A running `ludo serve` and the address it reported.
-struct Server {
-    child: Child,
-    base: String,
-    lines: std::sync::mpsc::Receiver<Value>,
-}
-
-fn start(data_dir: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ludo"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
-        .env("LUDO_LOG_FORMAT", "json")
-        .env("RUST_LOG", "info")
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start ludo");
-    let stderr = child.stderr.take().unwrap();
-    let (send, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Ok(value) = serde_json::from_str::<Value>(&line) {
-                let _ = send.send(value);
-            }
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
-            let _ = child.kill();
-            let status = child.wait();
-            panic!("ludo never logged where it listens (exit: {status:?})");
-        };
-        if line["message"] == "serving REST and gRPC" {
-            let base = format!("http://{}", line["addr"].as_str().unwrap());
-            return Server { child, base, lines };
-        }
-    }
-}
-
-impl Server {
-    /// Sends SIGTERM and waits for a clean exit, returning the log lines seen.
-    fn terminate(mut self) -> Vec<Value> {
-        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill");
-        assert!(status.success());
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let exit = loop {
-            if let Some(exit) = self.child.try_wait().unwrap() {
-                break exit;
-            }
-            assert!(Instant::now() < deadline, "ludo did not stop on SIGTERM");
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        assert!(exit.success(), "ludo exited with {exit}");
-        self.lines.try_iter().collect()
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_flushes_and_a_restart_finds_every_game() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path());
     let http = reqwest::Client::new();
-    let created = create(&http, &server.base, &["Ann", "Bob"]).await;
+    let created = create(&http, &server.base, "cardinal", &["Ann", "Bob"]).await;
     let id = created["id"].as_str().unwrap();
     let state: Value = http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap().json().await.unwrap();
     let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
@@ -130,36 +73,6 @@ fn openapi_subcommand_prints_the_committed_document() {
     );
 }
 
-/// Creates a Cardinal game for `players` and returns the answer.
-async fn create(http: &reqwest::Client, base: &str, players: &[&str]) -> Value {
-    let answer = http.post(format!("{base}/v1/games")).json(&json!({"kind": "cardinal", "players": players})).send().await.unwrap();
-    assert_eq!(answer.status(), 201);
-    answer.json().await.unwrap()
-}
-
-/// Plays a game to its end over REST with each seat's first legal move.
-async fn play_out(http: &reqwest::Client, base: &str, created: &Value) {
-    let id = created["id"].as_str().unwrap();
-    loop {
-        let state: Value = http.get(format!("{base}/v1/games/{id}")).send().await.unwrap().json().await.unwrap();
-        if state["status"]["state"] == "finished" {
-            return;
-        }
-        let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
-        let token = created["seats"][seat]["token"].as_str().unwrap();
-        let legal: Value =
-            http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
-        let answer = http
-            .post(format!("{base}/v1/games/{id}/moves"))
-            .bearer_auth(token)
-            .json(&json!({"move": legal["moves"][0]}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(answer.status(), 200);
-    }
-}
-
 fn ludo(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_ludo")).args(args).output().expect("run ludo")
 }
@@ -169,12 +82,12 @@ async fn verify_and_export_work_offline_and_sigterm_ends_live_streams() {
     let dir = tempfile::tempdir().unwrap();
     let server = start(dir.path());
     let http = reqwest::Client::new();
-    let created = create(&http, &server.base, &["Ann", "Bob"]).await;
+    let created = create(&http, &server.base, "cardinal", &["Ann", "Bob"]).await;
     play_out(&http, &server.base, &created).await;
     let id = created["id"].as_str().unwrap().to_string();
     let export = http.get(format!("{}/v1/games/{id}/export", server.base)).send().await.unwrap().bytes().await.unwrap().to_vec();
     // A running game with a live stream open while the server is stopped.
-    let running = create(&http, &server.base, &["Cid", "Dee"]).await;
+    let running = create(&http, &server.base, "cardinal", &["Cid", "Dee"]).await;
     let stream = http.get(format!("{}/v1/games/{}/stream", server.base, running["id"].as_str().unwrap())).send().await.unwrap();
     assert_eq!(stream.status(), 200);
     let lines = server.terminate();

@@ -13,7 +13,7 @@ use utoipa::{Modify, OpenApi};
         license(name = "MIT OR Apache-2.0"),
     ),
     modifiers(&SeatToken),
-    components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect)),
+    components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect, ludo_game::api::StreamEnd)),
     tags(
         (name = "games", description = "Create games, play them, read their state and log"),
         (name = "records", description = "Export, verify and import whole records; follow games live"),

@@ -6,9 +6,9 @@ pub mod status;
 
 use std::sync::Arc;
 
-use ludo_game::GameService;
 use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, SubmitMove};
 use ludo_game::export::{SeedCheck, VerifyReport};
+use ludo_game::{GameService, Watch, Watched};
 use ludo_proto::v1 as pb;
 use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
 use tokio_stream::StreamExt;
@@ -278,15 +278,23 @@ impl Ludo for Api {
 
     async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<Self::WatchGameStream>, Status> {
         let token = token(&request)?;
-        let updates = self.service.watch(&request.get_ref().id, token.as_deref(), request.get_ref().from).await.map_err(from_service)?;
-        let stream = tokio_stream::wrappers::ReceiverStream::new(updates).map(|update| {
-            let update = update.map_err(from_service)?;
-            Ok(pb::GameUpdate {
-                status: Some(status_out(&update.status)),
-                view: Some(view_out(&update.kind, &update.view)?),
-                event: Some(event_out(&update.kind, update.event)?),
-            })
-        });
+        let watched = self.service.watch(&request.get_ref().id, token.as_deref(), request.get_ref().from).await.map_err(from_service)?;
+        let updates = match watched {
+            Watch::Over(_) => return Ok(Response::new(Box::pin(tokio_stream::empty()))),
+            Watch::Live(updates) => updates,
+        };
+        // The stream ends after the last record: `Over` only marks it.
+        let stream =
+            tokio_stream::wrappers::ReceiverStream::new(updates).take_while(|item| !matches!(item, Ok(Watched::Over(_)))).map(|item| {
+                let Watched::Update(update) = item.map_err(from_service)? else {
+                    return Err(Status::internal("a stream went on after its end"));
+                };
+                Ok(pb::GameUpdate {
+                    status: Some(status_out(&update.status)),
+                    view: Some(view_out(&update.kind, &update.view)?),
+                    event: Some(event_out(&update.kind, update.event)?),
+                })
+            });
         Ok(Response::new(Box::pin(stream)))
     }
 

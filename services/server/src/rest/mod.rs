@@ -9,12 +9,13 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use ludo_game::GameService;
+use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
     CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
     StepPage, SubmitMove,
 };
 use ludo_game::export::VerifyReport;
+use ludo_game::{GameService, ServiceError, Watch, Watched};
 use serde::{Deserialize, Serialize};
 use tokio_stream::StreamExt;
 use utoipa::{IntoParams, ToSchema};
@@ -332,14 +333,21 @@ struct StreamQuery {
 /// Live updates (Server-Sent Events): each record as it is appended, with
 /// the caller's new view (`event: record`, `id:` the record's seq, `data:` a
 /// `GameUpdate`), redacted for the caller; the records already in the log
-/// come first. The stream ends after the game's last record.
+/// come first. Once the game is over and its last record sent, a final
+/// `event: end` (`data:` a `StreamEnd`) closes the stream: clients should
+/// close on it. A reconnect to a finished game whose last record was already
+/// received (`Last-Event-ID` = its last seq) answers `204`, which stops a
+/// browser's `EventSource`. The stream also ends when the server stops (no
+/// `end` event then: reconnect).
 #[utoipa::path(
     get, path = "/v1/games/{id}/stream", tag = "records",
     params(("id" = String, Path, description = "Game id"), StreamQuery,
            ("last-event-id" = Option<u64>, Header, description = "Resume after this record")),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, description = "An event stream of `GameUpdate`s", body = GameUpdate, content_type = "text/event-stream"),
+        (status = 200, description = "An event stream of `GameUpdate`s (`event: record`), ended by a `StreamEnd` (`event: end`) once the game is over", body = GameUpdate, content_type = "text/event-stream"),
+        (status = 204, description = "The game is over and nothing follows the record named by `Last-Event-ID` (or `from`)"),
+        (status = 400, description = "invalid_input: `from` or `Last-Event-ID` lies past the next record", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized: a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
@@ -350,30 +358,37 @@ async fn stream_game(
     Path(id): Path<String>,
     headers: axum::http::HeaderMap,
     Params(query): Params<StreamQuery>,
-) -> Result<impl IntoResponse> {
+) -> Result<axum::response::Response> {
     let resume = match headers.get("last-event-id") {
         None => None,
-        Some(value) => Some(
-            value
+        Some(value) => {
+            let last = value
                 .to_str()
                 .ok()
                 .and_then(|v| v.trim().parse::<u64>().ok())
-                .ok_or_else(|| Problem::invalid("Last-Event-ID", "expected the seq of the last record received"))?
-                + 1,
-        ),
+                .ok_or_else(|| Problem::invalid("Last-Event-ID", "expected the seq of the last record received"))?;
+            Some(last.checked_add(1).ok_or_else(|| Problem::invalid("Last-Event-ID", "no record can follow this one"))?)
+        }
     };
     let from = resume.or(query.from).unwrap_or(0);
-    let updates = app.service.watch(&id, caller.token(), from).await?;
-    let events = tokio_stream::wrappers::ReceiverStream::new(updates).map(|update| {
-        let event = match update {
-            Ok(update) => axum::response::sse::Event::default().id(update.event.seq.to_string()).event("record").json_data(&update),
-            Err(err) => axum::response::sse::Event::default().event("problem").json_data(Problem::from(err)),
+    let watched = app.service.watch(&id, caller.token(), from).await.map_err(|err| match err {
+        ServiceError::InvalidInput { field, reason } if field == "from" && resume.is_some() => Problem::invalid("Last-Event-ID", reason),
+        other => Problem::from(other),
+    })?;
+    let updates = match watched {
+        // Nothing will ever follow: 204 tells a browser's EventSource to stop reconnecting.
+        Watch::Over(_) => return Ok(StatusCode::NO_CONTENT.into_response()),
+        Watch::Live(updates) => updates,
+    };
+    let events = tokio_stream::wrappers::ReceiverStream::new(updates).map(|item| {
+        let event = match item {
+            Ok(Watched::Update(update)) => Event::default().id(update.event.seq.to_string()).event("record").json_data(&update),
+            Ok(Watched::Over(end)) => Event::default().event("end").json_data(&end),
+            Err(err) => Event::default().event("problem").json_data(Problem::from(err)),
         };
-        Ok::<_, std::convert::Infallible>(
-            event.unwrap_or_else(|e| axum::response::sse::Event::default().event("problem").data(e.to_string())),
-        )
+        Ok::<_, std::convert::Infallible>(event.unwrap_or_else(|e| Event::default().event("problem").data(e.to_string())))
     });
-    Ok(axum::response::sse::Sse::new(events).keep_alive(axum::response::sse::KeepAlive::default()))
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
 }
 
 /// Liveness answer.

@@ -1,5 +1,9 @@
 //! The event-sourced game aggregate: decide, append, evolve.
 
+mod watch;
+
+pub use watch::{Watch, Watched};
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -11,15 +15,15 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, GameUpdate, ImportedGame, KindInfo, LegalMoves,
-    ListFilter, MoveAccepted, SeatInfo, SeatToken, Step, StepPage, SubmitMove,
+    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, ImportedGame, KindInfo, LegalMoves, ListFilter,
+    MoveAccepted, SeatInfo, SeatToken, Step, StepPage, SubmitMove,
 };
 use crate::error::ServiceError;
 use crate::export;
 use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
 use crate::metrics::{KindLabel, Metrics};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
-use crate::replay::{ReplayError, Replayed, Replayer, replay};
+use crate::replay::{ReplayError, Replayed, replay};
 use crate::secrets::{self, Secrets};
 
 /// Longest player name accepted.
@@ -181,6 +185,8 @@ pub struct GameService {
     /// Raised when the server starts shutting down: live streams end then,
     /// so a graceful shutdown does not wait on them forever.
     closing: tokio::sync::watch::Sender<bool>,
+    /// Live streams' doorbells: an append wakes only its own game's watchers.
+    doorbells: Arc<watch::Doorbells>,
     metrics: Arc<Metrics>,
     /// Per kind, the default options and the one copy games on them share.
     shared_options: HashMap<&'static str, (Value, Arc<RawValue>)>,
@@ -277,6 +283,7 @@ impl GameService {
             option_defaults,
             games: Mutex::new(HashMap::new()),
             closing,
+            doorbells: Arc::default(),
             metrics,
             shared_options: HashMap::new(),
             max_live_games: DEFAULT_MAX_LIVE_GAMES,
@@ -350,6 +357,7 @@ impl GameService {
     /// The service's metrics in the OpenMetrics text format.
     #[must_use]
     pub fn metrics_text(&self) -> String {
+        self.metrics.watched_games.set(self.doorbells.len() as i64);
         self.metrics.encode()
     }
 
@@ -825,48 +833,6 @@ impl GameService {
         })
     }
 
-    /// A live stream of the game's records from seq `from` on, each with the
-    /// caller's view after it: first the records already in the log, then
-    /// each new one as soon as it is durable. Every record comes exactly once
-    /// and in order; the stream ends once the game is over and sent, or when
-    /// the server shuts down. Redacted for the caller like every read.
-    ///
-    /// # Errors
-    /// `not_found`, `unauthorized`; later failures arrive in the stream.
-    pub async fn watch(
-        &self,
-        id: &str,
-        token: Option<&str>,
-        from: u64,
-    ) -> Result<tokio::sync::mpsc::Receiver<Result<GameUpdate, ServiceError>>, ServiceError> {
-        let slot = self.slot(id).await?;
-        let viewer = slot.viewer(token)?;
-        // Subscribe before reading the backlog, so no append falls between.
-        let notices = self.store.subscribe();
-        let (send, receive) = tokio::sync::mpsc::channel(64);
-        let store = Arc::clone(&self.store);
-        let mut closing = self.closing.subscribe();
-        if *closing.borrow() {
-            return Err(ServiceError::Storage("the server is shutting down".into()));
-        }
-        let watchers = self.metrics.watchers.clone();
-        tokio::spawn(async move {
-            watchers.inc();
-            // Whatever the watcher is waiting on (new records, a slow
-            // client), a shutdown ends it.
-            tokio::select! {
-                outcome = follow(store, &slot, viewer, from, notices, &send) => {
-                    if let Err(err) = outcome {
-                        let _ = send.send(Err(err)).await;
-                    }
-                }
-                () = shut_down(&mut closing) => {}
-            }
-            watchers.dec();
-        });
-        Ok(receive)
-    }
-
     /// Ends every live stream: the first step of a graceful shutdown, taken
     /// before waiting for open connections to finish.
     pub fn begin_shutdown(&self) {
@@ -958,68 +924,6 @@ fn evict_idle(games: &mut HashMap<StreamId, Arc<Slot>>, max: usize, keep: Stream
         }
     }
     evicted
-}
-
-/// Resolves once the service starts shutting down (or is gone).
-async fn shut_down(closing: &mut tokio::sync::watch::Receiver<bool>) {
-    loop {
-        let closed = *closing.borrow_and_update();
-        if closed || closing.changed().await.is_err() {
-            return;
-        }
-    }
-}
-
-/// Feeds a watcher: replays the log into its own copy of the game, sending
-/// each record from `from` on, then follows appends until the game is over.
-async fn follow(
-    store: Arc<dyn EventStore>,
-    slot: &Slot,
-    viewer: Viewer,
-    from: u64,
-    mut notices: tokio::sync::broadcast::Receiver<ludo_storage::Appended>,
-    send: &tokio::sync::mpsc::Sender<Result<GameUpdate, ServiceError>>,
-) -> Result<(), ServiceError> {
-    let id = slot.meta.id.as_str();
-    let stream = slot.meta.stream;
-    let read = |from: u64| {
-        let store = Arc::clone(&store);
-        async move { blocking(move || store.read(stream, from, None)).await?.map_err(ServiceError::from) }
-    };
-    let mut pending = parse_records(id, read(0).await?)?.into_iter();
-    let first = pending.next().ok_or_else(|| ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "the log is empty".into() })?;
-    let (mut replayer, effects) = Replayer::start(&first, &slot.meta.secrets.seed).map_err(|e| corrupt(id, e))?;
-    let kind = slot.meta.kind.id;
-    let update = |replayer: &Replayer, record: Record, effects: Vec<Value>| {
-        let status = replayer.game.status();
-        let seen_as = effective(viewer, &status);
-        let effects = effects.iter().map(|e| replayer.game.redact(e, seen_as)).collect();
-        GameUpdate { kind: kind.into(), event: event(record, effects), status, view: replayer.game.view(seen_as) }
-    };
-    if from == 0 && send.send(Ok(update(&replayer, first, effects))).await.is_err() {
-        return Ok(());
-    }
-    loop {
-        for record in pending.by_ref() {
-            let effects = replayer.apply(&record).map_err(|e| corrupt(id, e))?;
-            if replayer.version >= from && send.send(Ok(update(&replayer, record, effects))).await.is_err() {
-                return Ok(()); // the watcher went away
-            }
-        }
-        if replayer.game.status().is_finished() {
-            return Ok(());
-        }
-        // Wait until this game's log grows (a lagging receiver just re-reads).
-        loop {
-            match notices.recv().await {
-                Ok(notice) if notice.stream == stream && notice.next_seq > replayer.version + 1 => break,
-                Ok(_) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => break,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(()),
-            }
-        }
-        pending = parse_records(id, read(replayer.version + 1).await?)?.into_iter();
-    }
 }
 
 fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Vec<Record>, ServiceError> {

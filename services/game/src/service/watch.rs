@@ -1,0 +1,260 @@
+//! Live streams: a watcher follows one game's log from a seq on.
+//!
+//! - Woken only by its own game: the store's notices of durable appends go
+//!   to one dispatcher, which rings the doorbell of the appended game only
+//!   (a doorbell exists while someone watches that game). A watcher that
+//!   hears its bell re-reads the log from where it is: the notice is only a
+//!   doorbell, the log is the truth.
+//! - Gone with its client: while it waits for records, a watcher also waits
+//!   for its receiver to be dropped (the client went away: its connection
+//!   closed or its gRPC call was cancelled) and ends then, not at the game's
+//!   next record.
+//! - Ended at shutdown: a graceful shutdown would otherwise wait on it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use ludo_engine::{Status, Viewer};
+use ludo_storage::{EventStore, StreamId};
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{mpsc, watch};
+
+use super::{GameService, Slot, blocking, corrupt, effective, event, parse_records};
+use crate::api::{GameUpdate, StreamEnd};
+use crate::error::ServiceError;
+use crate::record::Record;
+use crate::replay::Replayer;
+
+/// Items buffered per watcher before it waits for its client to read.
+const WATCH_BUFFER: usize = 64;
+
+/// What a live stream carries.
+#[derive(Debug, Clone)]
+pub enum Watched {
+    /// One record, with the caller's view after it.
+    Update(Box<GameUpdate>),
+    /// The game is over and its last record was sent: the stream ends here.
+    /// (A stream that ends without this ended because the server stopped.)
+    Over(StreamEnd),
+}
+
+/// The answer to a watch request.
+#[derive(Debug)]
+pub enum Watch {
+    /// The records from the asked seq on, then each new one live.
+    Live(mpsc::Receiver<Result<Watched, ServiceError>>),
+    /// The game is over and its last record comes before the asked seq:
+    /// there is nothing to send, ever.
+    Over(StreamEnd),
+}
+
+/// The doorbells of the games being watched, and the dispatcher ringing them.
+#[derive(Debug, Default)]
+pub(super) struct Doorbells {
+    /// One bell per watched game. A std mutex: held only to look up, insert
+    /// or remove, never across an await.
+    bells: Mutex<HashMap<StreamId, watch::Sender<()>>>,
+    dispatcher: OnceLock<()>,
+}
+
+impl Doorbells {
+    fn bells(&self) -> std::sync::MutexGuard<'_, HashMap<StreamId, watch::Sender<()>>> {
+        // The map is consistent between statements: poison is harmless.
+        self.bells.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The bell of `stream`; it rings for every durable append to it from
+    /// now on. Starts the dispatcher on first use (it needs a runtime).
+    fn subscribe(self: &Arc<Self>, store: &Arc<dyn EventStore>, stream: StreamId) -> Bell {
+        self.dispatcher.get_or_init(|| {
+            tokio::spawn(dispatch(Arc::downgrade(self), store.subscribe()));
+        });
+        let receiver = self.bells().entry(stream).or_insert_with(|| watch::channel(()).0).subscribe();
+        Bell { doorbells: Arc::clone(self), stream, receiver: Some(receiver) }
+    }
+
+    /// How many games have a doorbell (for tests: it must return to zero).
+    pub(super) fn len(&self) -> usize {
+        self.bells().len()
+    }
+}
+
+/// Rings, for each durable append the store announces, the bell of its game
+/// only. When notices were lost (this task fell behind), every bell rings:
+/// each watcher re-reads its own game and finds whatever is new. Ends with
+/// the store (every bell is then dropped, which ends every watcher) or with
+/// the service.
+async fn dispatch(doorbells: std::sync::Weak<Doorbells>, mut notices: tokio::sync::broadcast::Receiver<ludo_storage::Appended>) {
+    loop {
+        let notice = notices.recv().await;
+        let Some(doorbells) = doorbells.upgrade() else { return };
+        let mut bells = doorbells.bells();
+        match notice {
+            Ok(notice) => {
+                if let Some(bell) = bells.get(&notice.stream) {
+                    bell.send_replace(());
+                }
+            }
+            Err(RecvError::Lagged(_)) => bells.values().for_each(|bell| {
+                bell.send_replace(());
+            }),
+            Err(RecvError::Closed) => {
+                bells.clear();
+                return;
+            }
+        }
+    }
+}
+
+/// A watcher's subscription to one game's bell; the bell is removed with
+/// its last watcher.
+struct Bell {
+    doorbells: Arc<Doorbells>,
+    stream: StreamId,
+    receiver: Option<watch::Receiver<()>>,
+}
+
+impl Bell {
+    /// Waits for the next ring; false when the bell is gone (the store closed).
+    async fn rung(&mut self) -> bool {
+        match &mut self.receiver {
+            Some(receiver) => receiver.changed().await.is_ok(),
+            None => false,
+        }
+    }
+}
+
+impl Drop for Bell {
+    fn drop(&mut self) {
+        drop(self.receiver.take());
+        let mut bells = self.doorbells.bells();
+        // Under the lock, so no watcher subscribes in between.
+        if bells.get(&self.stream).is_some_and(|bell| bell.receiver_count() == 0) {
+            bells.remove(&self.stream);
+        }
+    }
+}
+
+impl GameService {
+    /// A live stream of the game's records from seq `from` on, each with the
+    /// caller's view after it: first the records already in the log, then
+    /// each new one as soon as it is durable. Every record comes exactly once
+    /// and in order; once the game is over and its last record sent, a final
+    /// [`Watched::Over`] ends the stream. It also ends when the receiver is
+    /// dropped (within moments, not at the next record) and when the server
+    /// shuts down. Redacted for the caller like every read.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`; `invalid_input` (field `from`) when
+    /// `from` is past the next record; later failures arrive in the stream.
+    pub async fn watch(&self, id: &str, token: Option<&str>, from: u64) -> Result<Watch, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        if from > current.version + 1 {
+            return Err(ServiceError::invalid(
+                "from",
+                format!("the game is at version {}: a stream starts at {} at most", current.version, current.version + 1),
+            ));
+        }
+        if from > current.version && current.status.is_finished() {
+            return Ok(Watch::Over(StreamEnd { version: current.version, status: current.status.clone() }));
+        }
+        let mut closing = self.closing.subscribe();
+        if *closing.borrow() {
+            return Err(ServiceError::Storage("the server is shutting down".into()));
+        }
+        // Subscribe before reading the backlog, so no append falls between.
+        let bell = self.doorbells.subscribe(&self.store, slot.meta.stream);
+        let (send, receive) = mpsc::channel(WATCH_BUFFER);
+        let store = Arc::clone(&self.store);
+        let watchers = self.metrics.watchers.clone();
+        let wakeups = self.metrics.watch_wakeups.clone();
+        watchers.inc();
+        tokio::spawn(async move {
+            // Whatever the watcher is waiting on (new records, a slow
+            // client), a shutdown ends it.
+            tokio::select! {
+                outcome = follow(store, &slot, viewer, from, bell, &send, &wakeups) => {
+                    if let Err(err) = outcome {
+                        let _ = send.send(Err(err)).await;
+                    }
+                }
+                () = shut_down(&mut closing) => {}
+            }
+            watchers.dec();
+        });
+        Ok(Watch::Live(receive))
+    }
+}
+
+/// Resolves once the service starts shutting down (or is gone).
+async fn shut_down(closing: &mut watch::Receiver<bool>) {
+    loop {
+        let closed = *closing.borrow_and_update();
+        if closed || closing.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Feeds a watcher: replays the log into its own copy of the game, sending
+/// each record from `from` on, then follows appends until the game is over
+/// or the watcher's receiver is gone.
+async fn follow(
+    store: Arc<dyn EventStore>,
+    slot: &Slot,
+    viewer: Viewer,
+    from: u64,
+    mut bell: Bell,
+    send: &mpsc::Sender<Result<Watched, ServiceError>>,
+    wakeups: &prometheus_client::metrics::counter::Counter,
+) -> Result<(), ServiceError> {
+    let id = slot.meta.id.as_str();
+    let stream = slot.meta.stream;
+    let read = |from: u64| {
+        let store = Arc::clone(&store);
+        async move { blocking(move || store.read(stream, from, None)).await?.map_err(ServiceError::from) }
+    };
+    let mut pending = parse_records(id, read(0).await?)?.into_iter();
+    let first = pending.next().ok_or_else(|| ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "the log is empty".into() })?;
+    let (mut replayer, effects) = Replayer::start(&first, &slot.meta.secrets.seed).map_err(|e| corrupt(id, e))?;
+    let kind = slot.meta.kind.id;
+    let update = |replayer: &Replayer, record: Record, effects: Vec<Value>| {
+        let status = replayer.game.status();
+        let seen_as = effective(viewer, &status);
+        let effects = effects.iter().map(|e| replayer.game.redact(e, seen_as)).collect();
+        Ok(Watched::Update(Box::new(GameUpdate {
+            kind: kind.into(),
+            event: event(record, effects),
+            status,
+            view: replayer.game.view(seen_as),
+        })))
+    };
+    if from == 0 && send.send(update(&replayer, first, effects)).await.is_err() {
+        return Ok(()); // the watcher went away
+    }
+    loop {
+        for record in pending.by_ref() {
+            let effects = replayer.apply(&record).map_err(|e| corrupt(id, e))?;
+            if replayer.version >= from && send.send(update(&replayer, record, effects)).await.is_err() {
+                return Ok(());
+            }
+        }
+        let status: Status = replayer.game.status();
+        if status.is_finished() {
+            let _ = send.send(Ok(Watched::Over(StreamEnd { version: replayer.version, status }))).await;
+            return Ok(());
+        }
+        // Wait for this game's log to grow, or for the watcher to go.
+        tokio::select! {
+            () = send.closed() => return Ok(()),
+            rung = bell.rung() => if !rung {
+                return Ok(()); // the store closed
+            },
+        }
+        wakeups.inc();
+        pending = parse_records(id, read(replayer.version + 1).await?)?.into_iter();
+    }
+}

@@ -1,0 +1,139 @@
+//! Shared by the tests that drive the real `ludo` binary: start it on an
+//! ephemeral port, read its JSON log lines, stop it, and a few REST calls.
+#![allow(dead_code)] // each test binary uses its own share of these helpers
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A running `ludo serve` and the address it reported.
+pub struct Server {
+    pub child: Child,
+    /// `http://127.0.0.1:port`.
+    pub base: String,
+    /// `127.0.0.1:port`.
+    pub addr: std::net::SocketAddr,
+    pub lines: std::sync::mpsc::Receiver<Value>,
+}
+
+/// Starts `ludo serve` on `data_dir` with no extra flags.
+pub fn start(data_dir: &Path) -> Server {
+    start_with(data_dir, &[])
+}
+
+/// Starts `ludo serve --listen 127.0.0.1:0 --data-dir DIR ARGS…` and waits
+/// for the line saying where it listens.
+pub fn start_with(data_dir: &Path, args: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ludo"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .args(args)
+        .env("LUDO_LOG_FORMAT", "json")
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start ludo");
+    let stderr = child.stderr.take().unwrap();
+    let (send, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                let _ = send.send(value);
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
+            let _ = child.kill();
+            let status = child.wait();
+            panic!("ludo never logged where it listens (exit: {status:?})");
+        };
+        if line["message"] == "serving REST and gRPC" {
+            let addr: std::net::SocketAddr = line["addr"].as_str().unwrap().parse().unwrap();
+            return Server { child, base: format!("http://{addr}"), addr, lines };
+        }
+    }
+}
+
+impl Server {
+    /// Sends SIGTERM and waits for a clean exit, returning the log lines seen.
+    pub fn terminate(mut self) -> Vec<Value> {
+        let status = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status().expect("kill");
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let exit = loop {
+            if let Some(exit) = self.child.try_wait().unwrap() {
+                break exit;
+            }
+            assert!(Instant::now() < deadline, "ludo did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(exit.success(), "ludo exited with {exit}");
+        self.lines.try_iter().collect()
+    }
+
+    /// The value of an OpenMetrics sample (`name` exactly as printed, labels included).
+    pub async fn metric(&self, name: &str) -> f64 {
+        let text = reqwest::get(format!("{}/metrics", self.base)).await.unwrap().text().await.unwrap();
+        text.lines()
+            .find_map(|line| line.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+            .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
+            .trim()
+            .parse()
+            .unwrap()
+    }
+
+    /// Polls `metric` until `done` holds or `within` passes; returns the last value.
+    pub async fn metric_until(&self, name: &str, within: Duration, done: impl Fn(f64) -> bool) -> f64 {
+        let deadline = Instant::now() + within;
+        loop {
+            let value = self.metric(name).await;
+            if done(value) || Instant::now() > deadline {
+                return value;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // A test that failed before terminating must not leave a server behind.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Creates a game of `kind` for `players` and returns the answer.
+pub async fn create(http: &reqwest::Client, base: &str, kind: &str, players: &[&str]) -> Value {
+    let answer = http.post(format!("{base}/v1/games")).json(&json!({"kind": kind, "players": players})).send().await.unwrap();
+    assert_eq!(answer.status(), 201, "{}", answer.text().await.unwrap());
+    answer.json().await.unwrap()
+}
+
+/// Plays one move: the first legal move of the seat to move. Returns false
+/// when the game is over.
+pub async fn play_one(http: &reqwest::Client, base: &str, created: &Value) -> bool {
+    let id = created["id"].as_str().unwrap();
+    let state: Value = http.get(format!("{base}/v1/games/{id}")).send().await.unwrap().json().await.unwrap();
+    if state["status"]["state"] == "finished" {
+        return false;
+    }
+    let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
+    let token = created["seats"][seat]["token"].as_str().unwrap();
+    let legal: Value = http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap().json().await.unwrap();
+    let answer =
+        http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&json!({"move": legal["moves"][0]})).send().await.unwrap();
+    assert_eq!(answer.status(), 200, "{}", answer.text().await.unwrap());
+    true
+}
+
+/// Plays a game to its end over REST with each seat's first legal move.
+pub async fn play_out(http: &reqwest::Client, base: &str, created: &Value) {
+    while play_one(http, base, created).await {}
+}
