@@ -164,3 +164,104 @@ async fn grpc_refusals_carry_the_same_codes() {
     drop(grpc);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_rest_error_is_a_problem_with_a_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    // Over the 64 MiB export limit, on both routes that take exports.
+    let huge = vec![b'x'; ludo_server::limits::MAX_EXPORT_BYTES + 1];
+    for path in ["/v1/verify", "/v1/games/import"] {
+        problem(&rest.post_raw(path, None, "application/x-ndjson", huge.clone()).await, 413, "payload_too_large");
+    }
+    // A path id that is not UTF-8.
+    let answer = rest.get("/v1/games/%FF%FE", None).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "id");
+    problem(&rest.get("/v1/games/%FF/events", None).await, 400, "invalid_input");
+    // A move with no fields but the tag refuses any other field, like every move.
+    let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap();
+    rest.play(&game, 1, chooser(3)).await;
+    let token = game["seats"][0]["token"].as_str();
+    let answer = rest.post(&format!("/v1/games/{id}/moves"), token, &json!({"move": {"type": "keep_cardinal", "x": 3}})).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "move.x", "{answer:?}");
+    assert_eq!(rest.get(&format!("/v1/games/{id}"), None).await.body["version"], 1, "nothing was appended");
+    server.stop().await;
+}
+
+/// Sends raw bytes as a gRPC message and reads nothing back.
+#[derive(Clone, Default)]
+struct RawCodec;
+
+impl tonic::codec::Codec for RawCodec {
+    type Encode = Vec<u8>;
+    type Decode = ();
+    type Encoder = RawCodec;
+    type Decoder = RawCodec;
+    fn encoder(&mut self) -> Self::Encoder {
+        RawCodec
+    }
+    fn decoder(&mut self) -> Self::Decoder {
+        RawCodec
+    }
+}
+
+impl tonic::codec::Encoder for RawCodec {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+    fn encode(&mut self, item: Vec<u8>, buf: &mut tonic::codec::EncodeBuf<'_>) -> Result<(), tonic::Status> {
+        bytes::BufMut::put_slice(buf, &item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawCodec {
+    type Item = ();
+    type Error = tonic::Status;
+    fn decode(&mut self, _: &mut tonic::codec::DecodeBuf<'_>) -> Result<Option<()>, tonic::Status> {
+        Ok(Some(()))
+    }
+}
+
+async fn raw_call(channel: tonic::transport::Channel, method: &'static str, bytes: Vec<u8>) -> tonic::Status {
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static(method);
+    grpc.unary(tonic::Request::new(bytes), path, RawCodec).await.expect_err("the call is refused")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_grpc_error_carries_a_code_and_details() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let channel = server.channel().await;
+    // A message that does not decode (field 1, a string, longer than the message).
+    let status = raw_call(channel.clone(), "/ludo.v1.Ludo/GetGame", vec![0x0a, 0x7f, b'a']).await;
+    assert_eq!(status.code(), tonic::Code::InvalidArgument, "{status:?}");
+    let info = status.get_details_error_info().expect("an ErrorInfo");
+    assert_eq!((info.reason.as_str(), info.domain.as_str()), ("invalid_input", "ludotheque"));
+    assert_eq!(status.get_details_bad_request().expect("a BadRequest").field_violations[0].field, "request");
+
+    // Only verify and import take messages past the REST body limit.
+    let mut grpc =
+        pb::ludo_client::LudoClient::new(channel.clone()).max_encoding_message_size(usize::MAX).max_decoding_message_size(usize::MAX);
+    let big = "x".repeat(3 * 1024 * 1024);
+    let status = grpc
+        .submit_move(pb::SubmitMoveRequest { id: "g".into(), r#move: None, expected_version: None, request_id: Some(big.clone()) })
+        .await
+        .unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert_eq!(status.get_details_error_info().expect("an ErrorInfo").reason, "payload_too_large");
+    let report = grpc.verify_game(pb::VerifyGameRequest { export: big.into_bytes() }).await.expect("a 3 MB export is read").into_inner();
+    assert!(!report.valid, "3 MB of x is no export");
+    let over = vec![b'x'; ludo_server::limits::MAX_EXPORT_BYTES + 1];
+    let status = grpc.import_game(pb::ImportGameRequest { export: over }).await.unwrap_err();
+    assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
+    assert_eq!(status.get_details_error_info().expect("an ErrorInfo").reason, "payload_too_large");
+    drop(grpc);
+    drop(channel);
+    server.stop().await;
+}

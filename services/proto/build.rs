@@ -11,6 +11,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let descriptors = protox::compile(files, [&root])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("ludo_descriptor.bin"), prost::Message::encode_to_vec(&descriptors))?;
-    tonic_prost_build::configure().build_client(true).build_server(true).compile_fds(descriptors)?;
+    // Malformed messages are the caller's fault: INVALID_ARGUMENT, not prost's INTERNAL.
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .codec_path("crate::codec::StrictCodec")
+        .compile_fds(descriptors)?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::town::neighbours_allow;
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)
+    serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, from = "wire::MoveWire")
 )]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = cardinal::Move))]
 pub enum Move {
@@ -44,6 +44,47 @@ pub enum Move {
     },
     /// After building, leave the cardinal where it stands (refused on the game's first turn, CA-10).
     KeepCardinal,
+}
+
+/// The JSON a [`Move`] is read from. Serde ignores extra fields next to the
+/// tag of a unit variant (`{"type": "keep_cardinal", "x": 3}` would read as
+/// keeping the cardinal), so `keep_cardinal` is read as an empty struct,
+/// which does refuse them.
+#[cfg(feature = "serde")]
+mod wire {
+    use super::{Colour, Move, Orientation, Shape};
+
+    #[derive(serde::Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    pub(super) enum MoveWire {
+        Build {
+            shape: Shape,
+            colour: Colour,
+            x: i32,
+            y: i32,
+            #[serde(default)]
+            orientation: Option<Orientation>,
+            #[serde(default)]
+            bonus_colour: Option<Colour>,
+        },
+        MoveCardinal {
+            x: i32,
+            y: i32,
+        },
+        KeepCardinal {},
+    }
+
+    impl From<MoveWire> for Move {
+        fn from(wire: MoveWire) -> Self {
+            match wire {
+                MoveWire::Build { shape, colour, x, y, orientation, bonus_colour } => {
+                    Move::Build { shape, colour, x, y, orientation, bonus_colour }
+                }
+                MoveWire::MoveCardinal { x, y } => Move::MoveCardinal { x, y },
+                MoveWire::KeepCardinal {} => Move::KeepCardinal,
+            }
+        }
+    }
 }
 
 impl Move {

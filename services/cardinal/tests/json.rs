@@ -40,6 +40,8 @@ fn moves_parse_from_their_documented_shape() {
     // Unknown fields, unknown types, bad enum values and out-of-range numbers are parse errors.
     assert!(parse(json!({"type": "build", "shape": "house", "colour": 1, "x": 2, "y": 0, "color": 1})).is_err());
     assert!(parse(json!({"type": "move_cardinal", "x": 1, "y": 1, "z": 0})).is_err());
+    // Also beside the tag of a move with no fields (serde would ignore it on a unit variant).
+    assert!(parse(json!({"type": "keep_cardinal", "x": 1})).is_err());
     assert!(parse(json!({"type": "pass"})).is_err());
     assert!(parse(json!({"type": "build", "shape": "castle", "colour": 1, "x": 2, "y": 0})).is_err());
     assert!(parse(json!({"type": "build", "shape": "house", "colour": 1, "x": 2_147_483_648_i64, "y": 0})).is_err());

@@ -28,7 +28,8 @@ pub(crate) struct OutcomeLabel {
 /// The service's metrics.
 #[derive(Debug)]
 pub(crate) struct Metrics {
-    registry: Registry,
+    /// A std mutex: locked only to register or encode.
+    registry: std::sync::Mutex<Registry>,
     pub games_created: Family<KindLabel, Counter>,
     pub moves: Family<OutcomeLabel, Counter>,
     pub move_seconds: Histogram,
@@ -68,7 +69,17 @@ impl Metrics {
             watch_wakeups.clone(),
         );
         registry.register_collector(Box::new(StoreStats(store)));
-        Metrics { registry, games_created, moves, move_seconds, live_games, evictions, watchers, watched_games, watch_wakeups }
+        Metrics {
+            registry: std::sync::Mutex::new(registry),
+            games_created,
+            moves,
+            move_seconds,
+            live_games,
+            evictions,
+            watchers,
+            watched_games,
+            watch_wakeups,
+        }
     }
 
     /// Counts one move submission and, when accepted, its latency.
@@ -79,10 +90,16 @@ impl Metrics {
         }
     }
 
+    /// Adds a metric kept elsewhere (the server's connections, rate limits …).
+    pub(crate) fn register(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
+        self.registry.lock().unwrap_or_else(std::sync::PoisonError::into_inner).register(name, help, metric);
+    }
+
     /// The metrics in the OpenMetrics text format.
     pub(crate) fn encode(&self) -> String {
         let mut text = String::new();
-        prometheus_client::encoding::text::encode(&mut text, &self.registry).expect("writing to a String cannot fail");
+        let registry = self.registry.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        prometheus_client::encoding::text::encode(&mut text, &registry).expect("writing to a String cannot fail");
         text
     }
 }

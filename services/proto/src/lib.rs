@@ -2,6 +2,8 @@
 //! Modules follow the proto packages (`ludo.v1`, `ludo.cardinal.v1`, …).
 #![allow(clippy::all, missing_docs)]
 
+pub mod codec;
+
 /// Generated code, one module per proto package.
 pub mod ludo {
     /// The game service and its envelope messages.

@@ -6,15 +6,18 @@
 //! port 0 and drive the real thing.
 #![forbid(unsafe_code)]
 
+pub mod config;
 pub mod grpc;
+pub mod limits;
 mod openapi;
 pub mod rest;
+mod serve;
 
 use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::serve::ListenerExt;
+pub use config::{ConnectionLimits, Rate, RateLimits, ServerConfig};
 use ludo_game::GameService;
 use tokio::net::TcpListener;
 use utoipa_axum::router::OpenApiRouter;
@@ -27,8 +30,8 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 }
 
 /// The whole application: REST, gRPC, `/openapi.json`, `/docs`, and a real
-/// 404 for everything else.
-pub async fn app(service: Arc<GameService>) -> Router {
+/// 404 for everything else; every request with a deadline to start its answer.
+pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
     let doc = serde_json::to_value(&api).expect("the OpenAPI document serializes");
     let kinds = service
@@ -48,11 +51,12 @@ pub async fn app(service: Arc<GameService>) -> Router {
     rest.merge(grpc::router(service, kinds).await)
         .fallback(rest::problem::no_route)
         .method_not_allowed_fallback(rest::problem::wrong_method)
+        .layer(axum::middleware::from_fn_with_state(config.connections.request_timeout, serve::deadline))
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
-/// Serves `service` on `listener` until `shutdown` resolves, then lets
-/// in-flight requests finish and flushes and closes the log.
+/// Serves `service` on `listener` with the default limits until `shutdown`
+/// resolves (see [`run_with`]).
 ///
 /// # Errors
 /// When the listener fails or the final flush fails.
@@ -61,23 +65,25 @@ pub async fn run(
     service: Arc<GameService>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    run_with(listener, service, ServerConfig::default(), shutdown).await
+}
+
+/// Serves `service` on `listener` within `config`'s limits until `shutdown`
+/// resolves; then stops accepting, ends live streams, lets open connections
+/// finish (for `shutdown_grace`), and flushes and closes the log.
+///
+/// # Errors
+/// When the listener fails or the final flush fails.
+pub async fn run_with(
+    listener: TcpListener,
+    service: Arc<GameService>,
+    config: ServerConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
+    let app = app(Arc::clone(&service), &config).await;
     tracing::info!(%addr, "serving REST and gRPC");
-    let closing = Arc::clone(&service);
-    let shutdown = async move {
-        shutdown.await;
-        // Live streams never end on their own while a game runs: end them
-        // first, or the graceful shutdown would wait on them forever.
-        closing.begin_shutdown();
-    };
-    // Without TCP_NODELAY, an HTTP/2 answer written in several small frames
-    // waits on the client's delayed ACK (~40 ms per gRPC call).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::warn!(%err, "cannot set TCP_NODELAY");
-        }
-    });
-    axum::serve(listener, app(Arc::clone(&service)).await).with_graceful_shutdown(shutdown).await?;
+    serve::serve(listener, app, &service, config.connections, shutdown).await;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;
     tracing::info!("log flushed and closed");

@@ -354,6 +354,12 @@ impl GameService {
         Ok(Value::Object(options))
     }
 
+    /// Adds a metric of the layers around the service (connections, rate
+    /// limits …) to those `metrics_text` encodes; `name` gets the `ludo_` prefix.
+    pub fn register_metric(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
+        self.metrics.register(name, help, metric);
+    }
+
     /// The service's metrics in the OpenMetrics text format.
     #[must_use]
     pub fn metrics_text(&self) -> String {

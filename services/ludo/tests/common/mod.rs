@@ -17,6 +17,8 @@ pub struct Server {
     /// `127.0.0.1:port`.
     pub addr: std::net::SocketAddr,
     pub lines: std::sync::mpsc::Receiver<Value>,
+    /// The log lines before the one saying where it listens.
+    pub early: Vec<Value>,
 }
 
 /// Starts `ludo serve` on `data_dir` with no extra flags.
@@ -27,10 +29,15 @@ pub fn start(data_dir: &Path) -> Server {
 /// Starts `ludo serve --listen 127.0.0.1:0 --data-dir DIR ARGS…` and waits
 /// for the line saying where it listens.
 pub fn start_with(data_dir: &Path, args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ludo"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(data_dir)
-        .args(args)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ludo"));
+    command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data_dir).args(args);
+    start_command(&mut command)
+}
+
+/// Starts `command` (a `ludo serve` on port 0, perhaps behind a shell) and
+/// waits for the line saying where it listens.
+pub fn start_command(command: &mut Command) -> Server {
+    let mut child = command
         .env("LUDO_LOG_FORMAT", "json")
         .env("RUST_LOG", "info")
         .stderr(Stdio::piped())
@@ -47,6 +54,7 @@ pub fn start_with(data_dir: &Path, args: &[&str]) -> Server {
         }
     });
     let deadline = Instant::now() + Duration::from_secs(30);
+    let mut early = Vec::new();
     loop {
         let Ok(line) = lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) else {
             let _ = child.kill();
@@ -55,8 +63,9 @@ pub fn start_with(data_dir: &Path, args: &[&str]) -> Server {
         };
         if line["message"] == "serving REST and gRPC" {
             let addr: std::net::SocketAddr = line["addr"].as_str().unwrap().parse().unwrap();
-            return Server { child, base: format!("http://{addr}"), addr, lines };
+            return Server { child, base: format!("http://{addr}"), addr, lines, early };
         }
+        early.push(line);
     }
 }
 
@@ -77,15 +86,16 @@ impl Server {
         self.lines.try_iter().collect()
     }
 
-    /// The value of an OpenMetrics sample (`name` exactly as printed, labels included).
+    /// The value of an OpenMetrics sample (`name` exactly as printed, labels
+    /// included); 0 for a labelled sample of a known family not counted yet.
     pub async fn metric(&self, name: &str) -> f64 {
         let text = reqwest::get(format!("{}/metrics", self.base)).await.unwrap().text().await.unwrap();
-        text.lines()
-            .find_map(|line| line.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
-            .unwrap_or_else(|| panic!("no metric {name} in\n{text}"))
-            .trim()
-            .parse()
-            .unwrap()
+        let family = name.split('{').next().unwrap().trim_end_matches("_total");
+        match text.lines().find_map(|line| line.strip_prefix(name).and_then(|rest| rest.strip_prefix(' '))) {
+            Some(value) => value.trim().parse().unwrap(),
+            None if name.contains('{') && text.contains(&format!("# TYPE {family} ")) => 0.0,
+            None => panic!("no metric {name} in\n{text}"),
+        }
     }
 
     /// Polls `metric` until `done` holds or `within` passes; returns the last value.

@@ -2,6 +2,7 @@
 //! plus gRPC health and reflection.
 
 pub mod convert;
+mod guard;
 pub mod status;
 
 use std::sync::Arc;
@@ -31,15 +32,17 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1alpha()
         .expect("the descriptor set is valid");
-    // Exports of long games outgrow tonic's 4 MB default message size.
+    // Exports of long games outgrow tonic's 4 MB default message size; the
+    // guard keeps every call but verify and import to the REST body limit.
     let ludo = LudoServer::new(Api { service, kinds })
-        .max_decoding_message_size(crate::rest::MAX_EXPORT_BYTES)
-        .max_encoding_message_size(crate::rest::MAX_EXPORT_BYTES);
+        .max_decoding_message_size(crate::limits::MAX_EXPORT_BYTES)
+        .max_encoding_message_size(crate::limits::MAX_EXPORT_BYTES);
     tonic::service::Routes::new(ludo)
         .add_service(health_service)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .into_axum_router()
+        .layer(axum::middleware::map_request(guard::guard))
 }
 
 /// The `ludo.v1.Ludo` service.

@@ -8,7 +8,7 @@ use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
 /// The `ErrorInfo.domain` of every ludotheque error.
-pub const DOMAIN: &str = "ludotheque";
+pub use ludo_proto::codec::ERROR_DOMAIN as DOMAIN;
 
 /// A status carrying `reason` (the stable code) and `metadata` in an ErrorInfo.
 pub fn status(code: Code, reason: &str, message: String, metadata: HashMap<String, String>) -> Status {
@@ -18,9 +18,7 @@ pub fn status(code: Code, reason: &str, message: String, metadata: HashMap<Strin
 
 /// An `invalid_input` status naming `field` (ErrorInfo + BadRequest).
 pub fn invalid(field: &str, reason: &str) -> Status {
-    let mut details = ErrorDetails::with_error_info("invalid_input", DOMAIN, [("field".to_string(), field.to_string())]);
-    details.add_bad_request_violation(field, reason);
-    Status::with_error_details(Code::InvalidArgument, format!("invalid `{field}`: {reason}"), details)
+    ludo_proto::codec::invalid_input(field, reason)
 }
 
 /// An `unauthorized` status.

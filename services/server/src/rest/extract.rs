@@ -6,6 +6,7 @@ use axum::http::{StatusCode, header, request::Parts};
 use serde::de::DeserializeOwned;
 
 use super::problem::Problem;
+use crate::limits::{MAX_EXPORT_BYTES, MAX_REQUEST_BYTES};
 
 /// The caller's seat token, if any (`Authorization: Bearer <token>`).
 #[derive(Debug, Clone)]
@@ -61,13 +62,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                 "send the body as `Content-Type: application/json`",
             ));
         }
-        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
-            Problem::new(
-                rejection.status(),
-                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "invalid_input" },
-                rejection.body_text(),
-            )
-        })?;
+        refuse_declared_excess(&request, MAX_REQUEST_BYTES)?;
+        let RawBody(bytes) = RawBody::from_request(request, state).await?;
         let mut json = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut json).map_err(|err| {
             let path = err.path().to_string();
@@ -82,6 +78,55 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
         })?;
         json.end().map_err(|err| Problem::invalid("body", format!("invalid JSON body: {err}")))?;
         Ok(Body(value))
+    }
+}
+
+/// Refuses at once a body whose declared length is over `limit`, rather
+/// than waiting for bytes that will be refused anyway.
+fn refuse_declared_excess(request: &Request, limit: usize) -> Result<(), Problem> {
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    match declared {
+        Some(length) if length > limit as u64 => Err(Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("a body of {length} bytes is over this route's limit of {limit} bytes"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A body taken as it is (an export), refused as a problem when it is over
+/// the route's limit or cannot be read.
+#[derive(Debug, Clone)]
+pub struct RawBody(pub Bytes);
+
+impl<S: Send + Sync> FromRequest<S> for RawBody {
+    type Rejection = Problem;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        refuse_declared_excess(&request, MAX_EXPORT_BYTES)?;
+        Bytes::from_request(request, state).await.map(RawBody).map_err(|rejection| {
+            let status = rejection.status();
+            let code = if status == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "invalid_input" };
+            let problem = Problem::new(status, code, rejection.body_text());
+            if code == "invalid_input" { Problem { field: Some("body".into()), ..problem } } else { problem }
+        })
+    }
+}
+
+/// The game id of a `/v1/games/{id}/…` path, refused as a problem when the
+/// path segment is not text.
+#[derive(Debug, Clone)]
+pub struct GameId(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for GameId {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<String>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(id)) => Ok(GameId(id)),
+            Err(rejection) => Err(Problem::invalid("id", rejection.body_text())),
+        }
     }
 }
 

@@ -6,7 +6,7 @@ pub mod problem;
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -22,7 +22,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use extract::{Body, Caller, Params};
+use extract::{Body, Caller, GameId, Params, RawBody};
 use problem::Problem;
 
 /// What every REST handler shares.
@@ -57,12 +57,9 @@ pub fn router() -> OpenApiRouter<AppState> {
                 .routes(routes!(import_game))
                 // Exports of long games outgrow axum's 2 MB default; every
                 // other body keeps it.
-                .layer(axum::extract::DefaultBodyLimit::max(MAX_EXPORT_BYTES)),
+                .layer(axum::extract::DefaultBodyLimit::max(crate::limits::MAX_EXPORT_BYTES)),
         )
 }
-
-/// Largest export accepted by verify and import.
-pub const MAX_EXPORT_BYTES: usize = 64 * 1024 * 1024;
 
 /// The game kinds this server hosts.
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -145,7 +142,7 @@ async fn list_games(State(app): State<AppState>, Params(query): Params<ListQuery
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn get_game(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<GameState>> {
+async fn get_game(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<Json<GameState>> {
     Ok(Json(app.service.get(&id, caller.token()).await?))
 }
 
@@ -160,7 +157,7 @@ async fn get_game(State(app): State<AppState>, caller: Caller, Path(id): Path<St
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn legal_moves(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<Json<LegalMoves>> {
+async fn legal_moves(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<Json<LegalMoves>> {
     Ok(Json(app.service.legal_moves(&id, caller.token()).await?))
 }
 
@@ -183,7 +180,7 @@ async fn legal_moves(State(app): State<AppState>, caller: Caller, Path(id): Path
 async fn submit_move(
     State(app): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    GameId(id): GameId,
     Body(request): Body<SubmitMove>,
 ) -> Result<Json<MoveAccepted>> {
     Ok(Json(app.service.submit(&id, caller.token(), request).await?))
@@ -214,7 +211,7 @@ struct EventsQuery {
 async fn list_events(
     State(app): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    GameId(id): GameId,
     Params(query): Params<EventsQuery>,
 ) -> Result<Json<EventPage>> {
     Ok(Json(app.service.events(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
@@ -235,7 +232,7 @@ async fn list_events(
 async fn list_steps(
     State(app): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    GameId(id): GameId,
     Params(query): Params<EventsQuery>,
 ) -> Result<Json<StepPage>> {
     Ok(Json(app.service.steps(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
@@ -264,7 +261,7 @@ struct ReplayQuery {
 async fn replay(
     State(app): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    GameId(id): GameId,
     Params(query): Params<ReplayQuery>,
 ) -> Result<Json<GameState>> {
     Ok(Json(app.service.replay_at(&id, caller.token(), query.at).await?))
@@ -283,7 +280,7 @@ async fn replay(
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn export_game(State(app): State<AppState>, caller: Caller, Path(id): Path<String>) -> Result<impl IntoResponse> {
+async fn export_game(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<impl IntoResponse> {
     let bytes = app.service.export(&id, caller.token()).await?;
     let disposition = format!("attachment; filename=\"{id}.jsonl\"");
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson".to_string()), (header::CONTENT_DISPOSITION, disposition)], bytes))
@@ -297,7 +294,7 @@ async fn export_game(State(app): State<AppState>, caller: Caller, Path(id): Path
     request_body(content = String, description = "An export (JSON Lines)", content_type = "application/x-ndjson"),
     responses((status = 200, description = "The verification report; `valid` says whether the export checks out", body = VerifyReport))
 )]
-async fn verify_export(body: axum::body::Bytes) -> Json<VerifyReport> {
+async fn verify_export(RawBody(body): RawBody) -> Json<VerifyReport> {
     Json(ludo_game::export::verify(&body))
 }
 
@@ -313,7 +310,7 @@ async fn verify_export(body: axum::body::Bytes) -> Json<VerifyReport> {
         (status = 422, description = "invalid_export: the export does not verify; `line` and `seq` name the first bad record", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn import_game(State(app): State<AppState>, body: axum::body::Bytes) -> Result<impl IntoResponse> {
+async fn import_game(State(app): State<AppState>, RawBody(body): RawBody) -> Result<impl IntoResponse> {
     let imported = app.service.import(&body).await?;
     let location = format!("/v1/games/{}", imported.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(imported)))
@@ -355,7 +352,7 @@ struct StreamQuery {
 async fn stream_game(
     State(app): State<AppState>,
     caller: Caller,
-    Path(id): Path<String>,
+    GameId(id): GameId,
     headers: axum::http::HeaderMap,
     Params(query): Params<StreamQuery>,
 ) -> Result<axum::response::Response> {

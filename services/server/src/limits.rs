@@ -1,0 +1,9 @@
+//! The limits the server enforces on what a client sends.
+
+/// Largest export accepted by verify and import (REST body, gRPC message).
+pub const MAX_EXPORT_BYTES: usize = 64 * 1024 * 1024;
+
+/// Largest body (REST) or message (gRPC) of every other request: axum's
+/// default, far above any legal request (the largest, a Kardinal & König
+/// game created with its own board, is bounded well below it).
+pub const MAX_REQUEST_BYTES: usize = 2 * 1024 * 1024;

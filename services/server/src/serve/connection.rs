@@ -1,0 +1,294 @@
+//! One connection, served with hyper (HTTP/1.1 or HTTP/2, told apart by the
+//! client's first bytes) and watched so that nobody holds it for free:
+//!
+//! - a connection with no request in flight is closed gracefully after the
+//!   header timeout until its first request, and after the idle timeout
+//!   since its last one;
+//! - a connection with requests in flight that moves no byte either way for
+//!   the idle timeout (a client that stopped reading or writing) is dropped.
+//!   Live streams are never silent that long: SSE sends a comment every 15
+//!   s, HTTP/2 pings every 20 s;
+//! - at shutdown it is asked to finish (HTTP/2 GOAWAY, HTTP/1.1 close after
+//!   the answer in flight), then dropped after the grace period.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::ConnectInfo;
+use axum::http::{Request, Response};
+use bytes::Bytes;
+use http_body::Frame;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::{Notify, watch};
+use tokio::time::Instant;
+use tower::ServiceExt;
+
+use crate::config::ConnectionLimits;
+
+/// How often HTTP/2 pings an open connection (so live streams are never silent).
+const H2_PING_INTERVAL: Duration = Duration::from_secs(20);
+/// How long an HTTP/2 ping may go unanswered before the connection is dropped.
+const H2_PING_TIMEOUT: Duration = Duration::from_secs(10);
+/// Largest request head (HTTP/1.1 read buffer, HTTP/2 header list).
+pub(crate) const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// Most header fields in an HTTP/1.1 request.
+pub(crate) const MAX_HEADERS: usize = 100;
+
+/// Why a connection was closed by the server rather than by its client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Closed {
+    /// By its client, or after answering (HTTP/1.1 `Connection: close`).
+    Normally,
+    /// No request in flight for the idle (or header) timeout.
+    Idle,
+    /// Requests in flight, but no byte moved for the idle timeout.
+    Stalled,
+    /// Still open when the shutdown's grace period ended.
+    Aborted,
+}
+
+/// A hyper connection builder with the server's limits.
+pub(crate) fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(MAX_HEADER_BYTES)
+        .max_headers(MAX_HEADERS);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(limits.h2_max_concurrent_streams)
+        .max_header_list_size(MAX_HEADER_BYTES as u32)
+        .keep_alive_interval(Some(H2_PING_INTERVAL))
+        .keep_alive_timeout(H2_PING_TIMEOUT);
+    builder
+}
+
+/// Serves `tcp` until its client or the server ends it, and says how it ended.
+pub(crate) async fn serve(
+    tcp: TcpStream,
+    peer: SocketAddr,
+    app: Router,
+    limits: Arc<ConnectionLimits>,
+    mut closing: watch::Receiver<bool>,
+    mut abort: watch::Receiver<bool>,
+) -> Closed {
+    let activity = Arc::new(Activity::new());
+    let io = TokioIo::new(Metered { inner: tcp, activity: Arc::clone(&activity) });
+    let service = ConnService { app, peer, activity: Arc::clone(&activity) };
+    let builder = builder(&limits);
+    let conn = builder.serve_connection(io, service);
+    tokio::pin!(conn);
+    let mut draining = false;
+    let mut closed = Closed::Normally;
+    let mut drain_deadline = Instant::now();
+    loop {
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(err) = result {
+                    tracing::debug!(%peer, %err, "connection ended with an error");
+                }
+                return closed;
+            }
+            verdict = activity.watch(&limits), if !draining => match verdict {
+                Closed::Idle => {
+                    conn.as_mut().graceful_shutdown();
+                    (draining, closed, drain_deadline) = (true, Closed::Idle, Instant::now() + limits.idle_timeout);
+                }
+                verdict => return verdict,
+            },
+            // Draining for as long again: the client does not let go.
+            () = tokio::time::sleep_until(drain_deadline), if draining => return Closed::Stalled,
+            _ = closing.wait_for(|closing| *closing), if !draining => {
+                conn.as_mut().graceful_shutdown();
+                (draining, drain_deadline) = (true, Instant::now() + limits.shutdown_grace);
+            }
+            _ = abort.wait_for(|abort| *abort) => return Closed::Aborted,
+        }
+    }
+}
+
+/// What a connection is doing, for its watchdog.
+#[derive(Debug)]
+struct Activity {
+    opened: Instant,
+    /// Requests whose answer is not fully sent.
+    in_flight: AtomicUsize,
+    /// Whether a request ever came.
+    served: AtomicBool,
+    /// When the last request in flight finished (or the connection opened).
+    idle_since: Mutex<Instant>,
+    /// Milliseconds after `opened` at which a byte last moved.
+    progress_ms: AtomicU64,
+    /// Signalled when requests start or stop being in flight.
+    changed: Notify,
+}
+
+impl Activity {
+    fn new() -> Self {
+        let now = Instant::now();
+        Activity {
+            opened: now,
+            in_flight: AtomicUsize::new(0),
+            served: AtomicBool::new(false),
+            idle_since: Mutex::new(now),
+            progress_ms: AtomicU64::new(0),
+            changed: Notify::new(),
+        }
+    }
+
+    fn progressed(&self) {
+        self.progress_ms.store(self.opened.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    fn begin(self: &Arc<Self>) -> InFlight {
+        self.served.store(true, Ordering::Relaxed);
+        if self.in_flight.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.changed.notify_one();
+        }
+        InFlight(Arc::clone(self))
+    }
+
+    /// Resolves when the connection has been idle or stalled too long.
+    async fn watch(&self, limits: &ConnectionLimits) -> Closed {
+        loop {
+            let notified = self.changed.notified();
+            let (verdict, deadline) = if self.in_flight.load(Ordering::Acquire) == 0 {
+                let limit = if self.served.load(Ordering::Relaxed) { limits.idle_timeout } else { limits.header_timeout };
+                (Closed::Idle, *self.idle_since.lock().unwrap_or_else(PoisonError::into_inner) + limit)
+            } else {
+                (Closed::Stalled, self.opened + Duration::from_millis(self.progress_ms.load(Ordering::Relaxed)) + limits.idle_timeout)
+            };
+            if Instant::now() >= deadline {
+                return verdict;
+            }
+            tokio::select! {
+                () = tokio::time::sleep_until(deadline) => {}
+                () = notified => {}
+            }
+        }
+    }
+}
+
+/// A request in flight: counted until its answer is sent or dropped.
+#[derive(Debug)]
+struct InFlight(Arc<Activity>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        *self.0.idle_since.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.changed.notify_one();
+        }
+    }
+}
+
+/// The application, as one connection's hyper service: each request carries
+/// its client's address and counts as in flight until its answer is sent.
+#[derive(Clone)]
+struct ConnService {
+    app: Router,
+    peer: SocketAddr,
+    activity: Arc<Activity>,
+}
+
+impl hyper::service::Service<Request<Incoming>> for ConnService {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<Body>, Infallible>> + Send>>;
+
+    fn call(&self, mut request: Request<Incoming>) -> Self::Future {
+        let in_flight = self.activity.begin();
+        request.extensions_mut().insert(ConnectInfo(self.peer));
+        let app = self.app.clone();
+        Box::pin(async move {
+            let Ok(response) = app.oneshot(request.map(Body::new)).await;
+            Ok(response.map(|body| Body::new(Tracked { body, _in_flight: in_flight })))
+        })
+    }
+}
+
+/// An answer's body that keeps its request counted in flight until dropped.
+struct Tracked {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl http_body::Body for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A socket that notes when bytes move.
+struct Metered {
+    inner: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl AsyncRead for Metered {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.progressed();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Metered {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.progressed();
+        }
+        polled
+    }
+
+    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[io::IoSlice<'_>]) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        if matches!(polled, Poll::Ready(Ok(n)) if n > 0) {
+            self.activity.progressed();
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
