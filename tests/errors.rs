@@ -170,10 +170,16 @@ async fn every_rest_error_is_a_problem_with_a_code() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
-    // Over the 64 MiB export limit, on both routes that take exports.
-    let huge = vec![b'x'; ludo_server::limits::MAX_EXPORT_BYTES + 1];
+    // Over the 64 MiB export limit, on both routes that take exports: told
+    // by its length (refused at once) or sent in chunks (refused at the limit).
+    let over = ludo_server::limits::MAX_EXPORT_BYTES + 1;
     for path in ["/v1/verify", "/v1/games/import"] {
-        problem(&rest.post_raw(path, None, "application/x-ndjson", huge.clone()).await, 413, "payload_too_large");
+        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: {over}\r\n\r\n");
+        let (status, body) = raw_exchange(server.addr, head.as_bytes(), 0).await;
+        assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{path}: {body}");
+        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n");
+        let (status, body) = raw_exchange(server.addr, head.as_bytes(), over).await;
+        assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{path} chunked: {body}");
     }
     // A path id that is not UTF-8.
     let answer = rest.get("/v1/games/%FF%FE", None).await;
@@ -190,6 +196,30 @@ async fn every_rest_error_is_a_problem_with_a_code() {
     assert_eq!(answer.body["field"], "move.x", "{answer:?}");
     assert_eq!(rest.get(&format!("/v1/games/{id}"), None).await.body["version"], 1, "nothing was appended");
     server.stop().await;
+}
+
+/// Sends `head`, then (if `chunked_bytes` > 0) that many bytes in chunks
+/// until the server stops reading, and returns the answer's status and
+/// JSON body.
+async fn raw_exchange(addr: std::net::SocketAddr, head: &[u8], chunked_bytes: usize) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head).await.unwrap();
+    let chunk = format!("{:x}\r\n{}\r\n", 1 << 20, "x".repeat(1 << 20));
+    let mut sent = 0;
+    while sent < chunked_bytes {
+        // The server answers and closes once the limit is passed: stop writing then.
+        if stream.write_all(chunk.as_bytes()).await.is_err() {
+            break;
+        }
+        sent += 1 << 20;
+    }
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").and_then(|(_, body)| serde_json::from_str(body).ok()).unwrap_or(Value::Null);
+    (status, body)
 }
 
 /// Sends raw bytes as a gRPC message and reads nothing back.

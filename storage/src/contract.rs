@@ -39,6 +39,13 @@ pub struct AppendRequest {
     /// secret seed and token hashes); only allowed when creating the stream
     /// (`expected_next == 0`); written atomically with record 0.
     pub sealed: Option<Vec<u8>>,
+    /// A short description of the stream as it stands after this append
+    /// (the game's kind, seats, status …), replacing the previous one; what
+    /// [`EventStore::list_summaries`] returns, so a listing reads no log. A
+    /// request may carry a summary and no records: it then only describes the
+    /// stream at `expected_next` (its current length), and is refused with a
+    /// conflict if the stream has grown meanwhile.
+    pub summary: Option<Vec<u8>>,
 }
 
 impl AppendRequest {
@@ -46,23 +53,38 @@ impl AppendRequest {
     /// data.
     #[must_use]
     pub fn create(stream: StreamId, records: Vec<Vec<u8>>, sealed: Option<Vec<u8>>) -> Self {
-        AppendRequest { stream, expected_next: 0, records, sealed }
+        AppendRequest { stream, expected_next: 0, records, sealed, summary: None }
     }
 
     /// A request appending `records` to `stream` at `expected_next`.
     #[must_use]
     pub fn at(stream: StreamId, expected_next: u64, records: Vec<Vec<u8>>) -> Self {
-        AppendRequest { stream, expected_next, records, sealed: None }
+        AppendRequest { stream, expected_next, records, sealed: None, summary: None }
+    }
+
+    /// A request describing `stream`, `next` records long, with `summary`
+    /// and appending nothing.
+    #[must_use]
+    pub fn describe(stream: StreamId, next: u64, summary: Vec<u8>) -> Self {
+        AppendRequest { stream, expected_next: next, records: Vec::new(), sealed: None, summary: Some(summary) }
+    }
+
+    /// This request, also replacing the stream's summary.
+    #[must_use]
+    pub fn with_summary(mut self, summary: Vec<u8>) -> Self {
+        self.summary = Some(summary);
+        self
     }
 
     /// Checks what can be checked without the stream's state.
     ///
     /// # Errors
-    /// [`StoreError::Invalid`] for an empty batch, sealed data on a
-    /// non-creating append, or seqs that would overflow `u64`.
+    /// [`StoreError::Invalid`] for an empty batch (unless it only carries
+    /// a summary of an existing stream), sealed data on a non-creating
+    /// append, or seqs that would overflow `u64`.
     pub fn validate(&self) -> Result<(), StoreError> {
-        if self.records.is_empty() {
-            return Err(StoreError::Invalid("an append needs at least one record".into()));
+        if self.records.is_empty() && (self.summary.is_none() || self.sealed.is_some() || self.expected_next == 0) {
+            return Err(StoreError::Invalid("an append needs at least one record, or a summary of an existing stream".into()));
         }
         if self.sealed.is_some() && self.expected_next != 0 {
             return Err(StoreError::Invalid(format!(
@@ -83,7 +105,9 @@ impl AppendRequest {
 
     /// Bytes carried (records and side data), to bound a commit group.
     pub(crate) fn payload_len(&self) -> usize {
-        self.records.iter().map(Vec::len).sum::<usize>() + self.sealed.as_ref().map_or(0, Vec::len)
+        self.records.iter().map(Vec::len).sum::<usize>()
+            + self.sealed.as_ref().map_or(0, Vec::len)
+            + self.summary.as_ref().map_or(0, Vec::len)
     }
 }
 
@@ -97,6 +121,19 @@ pub struct Appended {
     pub first_seq: u64,
     /// The stream's next seq after the append (= its record count).
     pub next_seq: u64,
+}
+
+/// A stream in a listing, with its summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamSummary {
+    /// The stream.
+    pub stream: StreamId,
+    /// Its record count.
+    pub next_seq: u64,
+    /// The summary given with the append that brought the stream to
+    /// `next_seq` (or by a summary-only append at `next_seq`); `None` when
+    /// that append carried none, or a crash kept the records but lost it.
+    pub summary: Option<Vec<u8>>,
 }
 
 /// Why the store refused or failed an operation.
@@ -246,6 +283,13 @@ pub trait EventStore: Send + Sync + 'static {
     /// [`StoreError::Backend`], [`StoreError::Closed`].
     fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError>;
 
+    /// Like [`list_streams`](EventStore::list_streams), with each stream's
+    /// record count and current summary (see [`StreamSummary`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`], [`StoreError::Closed`].
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError>;
+
     /// The side data stored with the stream's creation (`None` if the stream
     /// does not exist or was created without any).
     ///
@@ -253,7 +297,8 @@ pub trait EventStore: Send + Sync + 'static {
     /// [`StoreError::Backend`], [`StoreError::Closed`].
     fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>;
 
-    /// Receives a notice for every durable append, in append order. The
+    /// Receives a notice for every durable append of records, in append order
+    /// (a summary-only append sends none). The
     /// channel ends (`RecvError::Closed`) when the store is closed; see
     /// [`NOTICE_BUFFER`] for slow receivers.
     fn subscribe(&self) -> broadcast::Receiver<Appended>;

@@ -22,7 +22,9 @@ pub mod key;
 mod memory;
 mod sled_store;
 
-pub use contract::{AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord};
+pub use contract::{
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, StreamSummary,
+};
 pub use key::{RecordKey, StreamId};
 pub use memory::MemoryStore;
 pub use sled_store::{Durability, SledOptions, SledStore};

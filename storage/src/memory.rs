@@ -7,7 +7,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, closed_receiver,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, StreamSummary, closed_receiver,
 };
 use crate::key::StreamId;
 
@@ -31,6 +31,8 @@ struct State {
 struct Stream {
     records: Vec<Vec<u8>>,
     sealed: Option<Vec<u8>>,
+    /// The summary and the record count it describes.
+    summary: Option<(u64, Vec<u8>)>,
 }
 
 impl MemoryStore {
@@ -75,10 +77,16 @@ impl MemoryStore {
         if request.sealed.is_some() {
             stream.sealed = request.sealed;
         }
+        if let Some(summary) = request.summary {
+            stream.summary = Some((next_after, summary));
+        }
+        let notice = Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next_after };
+        if count == 0 {
+            return Ok(notice); // a summary only: no records, no notice
+        }
         state.stats.appends += 1;
         state.stats.records += count;
         state.stats.groups += 1;
-        let notice = Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next_after };
         // Sent under the lock, so notices follow append order. No receiver
         // is not an error.
         if let Some(notices) = &state.notices {
@@ -119,6 +127,21 @@ impl EventStore for MemoryStore {
         let state = self.open_state()?;
         let start = after.map_or(Bound::Unbounded, Bound::Excluded);
         Ok(state.streams.range((start, Bound::Unbounded)).map(|(id, _)| *id).take(limit).collect())
+    }
+
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+        let state = self.open_state()?;
+        let start = after.map_or(Bound::Unbounded, Bound::Excluded);
+        Ok(state
+            .streams
+            .range((start, Bound::Unbounded))
+            .take(limit)
+            .map(|(id, s)| {
+                let next_seq = s.records.len() as u64;
+                let summary = s.summary.as_ref().filter(|(at, _)| *at == next_seq).map(|(_, bytes)| bytes.clone());
+                StreamSummary { stream: *id, next_seq, summary }
+            })
+            .collect())
     }
 
     fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {

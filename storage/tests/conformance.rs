@@ -100,9 +100,8 @@ mod suite {
         let empty = store.append(AppendRequest::create(id, vec![], None)).wait();
         assert!(matches!(empty, Err(StoreError::Invalid(_))), "{empty:?}");
         create(store, id, 1, None);
-        let sealed_late = store
-            .append(AppendRequest { stream: id, expected_next: 1, records: vec![b"x".to_vec()], sealed: Some(b"late".to_vec()) })
-            .wait();
+        let sealed_late =
+            store.append(AppendRequest { sealed: Some(b"late".to_vec()), ..AppendRequest::at(id, 1, vec![b"x".to_vec()]) }).wait();
         assert!(matches!(sealed_late, Err(StoreError::Invalid(_))), "{sealed_late:?}");
         let overflow = store.append(AppendRequest::at(id, u64::MAX, vec![b"x".to_vec(), b"y".to_vec()])).wait();
         assert!(matches!(overflow, Err(StoreError::Invalid(_))), "{overflow:?}");
@@ -151,9 +150,8 @@ mod suite {
         assert_eq!(store.sealed(with), Ok(Some(b"seed and token hashes".to_vec())));
         assert_eq!(store.sealed(without), Ok(None));
         assert_eq!(store.sealed(stream(3)), Ok(None));
-        let late = store
-            .append(AppendRequest { stream: without, expected_next: 1, records: vec![b"x".to_vec()], sealed: Some(b"late".to_vec()) })
-            .wait();
+        let late =
+            store.append(AppendRequest { sealed: Some(b"late".to_vec()), ..AppendRequest::at(without, 1, vec![b"x".to_vec()]) }).wait();
         assert!(matches!(late, Err(StoreError::Invalid(_))));
         assert_eq!(store.sealed(without), Ok(None));
         // Sealed data is not part of the log.
@@ -259,6 +257,7 @@ mod suite {
         assert_eq!(store.read(id, 0, None), Err(StoreError::Closed));
         assert_eq!(store.next_seq(id), Err(StoreError::Closed));
         assert_eq!(store.list_streams(None, 10), Err(StoreError::Closed));
+        assert_eq!(store.list_summaries(None, 10), Err(StoreError::Closed));
         assert_eq!(store.sealed(id), Err(StoreError::Closed));
         // Subscribers get what was sent, then the end of the channel.
         assert_eq!(subscriber.try_recv().map(|n| n.next_seq), Ok(3));
@@ -266,6 +265,45 @@ mod suite {
         assert_eq!(store.subscribe().try_recv(), Err(tokio::sync::broadcast::error::TryRecvError::Closed));
         // Closing twice is fine.
         assert_eq!(store.close(), Ok(()));
+    }
+
+    pub fn summaries_describe_the_stream_as_it_is(store: &dyn EventStore) {
+        let (a, b, c) = (stream(1), stream(2), stream(3));
+        let summaries = |store: &dyn EventStore| -> Vec<(StreamId, u64, Option<Vec<u8>>)> {
+            store.list_summaries(None, 10).expect("summaries").into_iter().map(|s| (s.stream, s.next_seq, s.summary)).collect()
+        };
+        store.append(AppendRequest::create(a, records(a, 0, 2), Some(b"seed".to_vec())).with_summary(b"a@2".to_vec())).wait().unwrap();
+        store.append(AppendRequest::create(b, records(b, 0, 1), None).with_summary(b"b@1".to_vec())).wait().unwrap();
+        create(store, c, 1, None);
+        assert_eq!(
+            summaries(store),
+            vec![(a, 2, Some(b"a@2".to_vec())), (b, 1, Some(b"b@1".to_vec())), (c, 1, None)],
+            "each summary as given; none for a stream created without one"
+        );
+        // A new summary replaces the old one; an append without one leaves none current.
+        store.append(AppendRequest::at(a, 2, records(a, 2, 3)).with_summary(b"a@3".to_vec())).wait().unwrap();
+        store.append(AppendRequest::at(b, 1, records(b, 1, 2))).wait().unwrap();
+        assert_eq!(summaries(store), vec![(a, 3, Some(b"a@3".to_vec())), (b, 2, None), (c, 1, None)]);
+        // A summary alone describes a stream at its present length, adds no
+        // record and sends no notice …
+        let mut notices = store.subscribe();
+        let described = store.append(AppendRequest::describe(b, 2, b"b@2".to_vec())).wait();
+        assert_eq!(described, Ok(Appended { stream: b, first_seq: 2, next_seq: 2 }));
+        assert_eq!(store.next_seq(b), Ok(2));
+        assert!(notices.try_recv().is_err(), "no record, no notice");
+        assert_eq!(summaries(store)[1], (b, 2, Some(b"b@2".to_vec())));
+        // … and is refused for another length, or a stream that does not exist.
+        let stale = store.append(AppendRequest::describe(a, 2, b"a@2 again".to_vec())).wait();
+        assert_eq!(stale, Err(StoreError::Conflict { stream: a, expected_next: 2, actual_next: 3 }));
+        let missing = store.append(AppendRequest::describe(stream(9), 1, b"?".to_vec())).wait();
+        assert!(matches!(missing, Err(StoreError::Conflict { actual_next: 0, .. })), "{missing:?}");
+        let nothing = store.append(AppendRequest { summary: None, ..AppendRequest::describe(a, 3, vec![]) }).wait();
+        assert!(matches!(nothing, Err(StoreError::Invalid(_))), "{nothing:?}");
+        assert_eq!(summaries(store)[0], (a, 3, Some(b"a@3".to_vec())));
+        // Paging as list_streams does.
+        let page: Vec<StreamId> = store.list_summaries(Some(a), 1).unwrap().into_iter().map(|s| s.stream).collect();
+        assert_eq!(page, vec![b]);
+        assert_eq!(store.stats().appends, 5, "a summary alone is not an append of records");
     }
 
     pub async fn pending_appends_can_be_awaited(store: &dyn EventStore) {
@@ -324,6 +362,10 @@ macro_rules! conformance {
             #[test]
             fn close_then_everything_is_closed() {
                 suite::close_then_everything_is_closed(&*$open.store);
+            }
+            #[test]
+            fn summaries_describe_the_stream_as_it_is() {
+                suite::summaries_describe_the_stream_as_it_is(&*$open.store);
             }
             #[tokio::test]
             async fn pending_appends_can_be_awaited() {

@@ -53,6 +53,7 @@ fn child_appender() {
                         expected_next: next,
                         records: (next..next + len).map(|seq| record(id, seq)).collect(),
                         sealed: (next == 0).then(|| sealed_of(n)),
+                        summary: Some(summary_of(n, next + len)),
                     };
                     next = store.append(request).wait().expect("child: append").next_seq;
                     // Printed only once durable: the parent's list of
@@ -64,6 +65,11 @@ fn child_appender() {
             });
         }
     });
+}
+
+/// The summary written with the append that makes stream `n` `next` long.
+fn summary_of(n: u32, next: u64) -> Vec<u8> {
+    format!("stream {n} at {next}").into_bytes()
 }
 
 /// Notes one "ack <stream> <next>" line.
@@ -147,6 +153,14 @@ fn acknowledged_records_survive_sigkill() {
             assert_eq!(boundary, next, "round {round}: stream {n} ends inside an append");
             if next > 0 {
                 assert_eq!(store.sealed(id), Ok(Some(sealed_of(n))));
+            }
+        }
+        // A summary, when there is one, describes the stream as it is: never
+        // an earlier or a later length.
+        for listed in store.list_summaries(None, STREAMS as usize).expect("summaries") {
+            if let Some(summary) = &listed.summary {
+                let n = (0..STREAMS).find(|&n| stream(n) == listed.stream).expect("a stream of the test");
+                assert_eq!(summary, &summary_of(n, listed.next_seq), "round {round}: stream {n}'s summary is stale");
             }
         }
         store.close().expect("close");

@@ -76,6 +76,7 @@ async fn many_concurrent_appenders_are_all_acknowledged_and_kept() {
                     expected_next: seq,
                     records: records(id, seq, seq + 1),
                     sealed: (seq == 0).then(|| id.0.to_vec()),
+                    summary: None,
                 };
                 let appended = store.append(request).await.expect("acknowledged");
                 assert_eq!(appended.next_seq, seq + 1);

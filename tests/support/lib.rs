@@ -34,7 +34,11 @@ impl TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(ludo_server::run(listener, service, async move {
+        // These tests play thousands of moves from one address as fast as
+        // they can: the per-address rate limits (tested on their own) would
+        // only slow them down. Every other limit is the default.
+        let config = ludo_server::ServerConfig { rates: ludo_server::RateLimits::unlimited(), ..Default::default() };
+        let task = tokio::spawn(ludo_server::run_with(listener, service, config, async move {
             let _ = stopped.await;
         }));
         TestServer { addr, base: format!("http://{addr}"), data_dir: data_dir.to_path_buf(), stop: Some(stop), task: Some(task) }

@@ -98,12 +98,16 @@ pub struct GameSummary {
     pub status: Status,
     /// When the game was created (RFC 3339).
     pub created_at: String,
+    /// When the game ended (RFC 3339): the time of its last record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
 }
 
 /// A page of games, oldest first.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct GameList {
-    /// The games of this page.
+    /// The games of this page: at most `limit`, and possibly fewer (even none)
+    /// when a filter matched little of the games read for this page.
     pub games: Vec<GameSummary>,
     /// Pass as `after` to get the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]

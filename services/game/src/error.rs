@@ -82,6 +82,14 @@ pub enum ServiceError {
         /// The game's id.
         id: String,
     },
+    /// Too many requests of this kind from this client (a token bucket is empty).
+    #[error("too many {what}: retry in {} ms", retry_after.as_millis())]
+    RateLimited {
+        /// What was limited (`moves of this seat`, `games created from this address` …).
+        what: &'static str,
+        /// When a token is back.
+        retry_after: std::time::Duration,
+    },
     /// The event store failed; nothing was acknowledged.
     #[error("storage unavailable: {0}")]
     Storage(String),
@@ -115,6 +123,7 @@ impl ServiceError {
             ServiceError::RequestIdReused { .. } => "request_id_reused",
             ServiceError::InvalidExport { .. } => "invalid_export",
             ServiceError::GameExists { .. } => "game_exists",
+            ServiceError::RateLimited { .. } => "rate_limited",
             ServiceError::Storage(_) => "storage_unavailable",
             ServiceError::CorruptLog { .. } => "corrupt_log",
             ServiceError::Internal(_) => "internal",

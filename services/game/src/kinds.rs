@@ -28,6 +28,9 @@ pub struct Kind {
     default_options: fn() -> Value,
     server_defaults: fn() -> serde_json::Map<String, Value>,
     create: fn(usize, &Value, &Seed) -> Result<NewGame, CreateError>,
+    /// Bounds on the options of new games (not of recorded ones, which
+    /// replay whatever they hold).
+    check_new: fn(&Value) -> Result<(), CreateError>,
 }
 
 impl fmt::Debug for Kind {
@@ -48,6 +51,7 @@ pub static KINDS: &[Kind] = &[
         default_options: default_options::<ludo_cardinal::Game>,
         server_defaults: serde_json::Map::new,
         create: create::<ludo_cardinal::Game>,
+        check_new: no_bounds,
     },
     Kind {
         id: ludo_kardinal::Game::KIND,
@@ -59,6 +63,7 @@ pub static KINDS: &[Kind] = &[
         default_options: default_options::<ludo_kardinal::Game>,
         server_defaults: kardinal_defaults,
         create: create::<ludo_kardinal::Game>,
+        check_new: kardinal_bounds,
     },
     Kind {
         id: ludo_battle13::Game::KIND,
@@ -70,6 +75,7 @@ pub static KINDS: &[Kind] = &[
         default_options: default_options::<ludo_battle13::Game>,
         server_defaults: serde_json::Map::new,
         create: create::<ludo_battle13::Game>,
+        check_new: no_bounds,
     },
 ];
 
@@ -80,6 +86,27 @@ fn kardinal_defaults() -> serde_json::Map<String, Value> {
     let mut defaults = serde_json::Map::new();
     defaults.insert("board".into(), to_json(&ludo_kardinal::Board::embedded()));
     defaults
+}
+
+/// Options with nothing a client could make large.
+fn no_bounds(_: &Value) -> Result<(), CreateError> {
+    Ok(())
+}
+
+/// A new Kardinal & König game's board stays within the board format's bounds.
+fn kardinal_bounds(options: &Value) -> Result<(), CreateError> {
+    let Some(board) = options.get("board") else { return Ok(()) };
+    let board: ludo_kardinal::Board =
+        parse_at("options.board", board).map_err(|(field, reason)| CreateError::InvalidOptions { field, reason })?;
+    board.check_size().map_err(|err| {
+        let field = match &err {
+            ludo_kardinal::BoardError::TextTooLong { field, .. } => format!("options.board.{field}"),
+            ludo_kardinal::BoardError::TooManyRoads(_) => "options.board.roads".into(),
+            ludo_kardinal::BoardError::TooManyAlliances(_) => "options.board.alliances".into(),
+            _ => "options.board".into(),
+        };
+        CreateError::InvalidOptions { field, reason: err.to_string() }
+    })
 }
 
 /// The kind named `id`.
@@ -124,6 +151,15 @@ impl Kind {
     #[must_use]
     pub fn server_defaults(&self) -> serde_json::Map<String, Value> {
         (self.server_defaults)()
+    }
+
+    /// Checks the options of a new game (as the engine wrote them back)
+    /// against the bounds only new games must keep.
+    ///
+    /// # Errors
+    /// [`CreateError::InvalidOptions`] naming the field over its bound.
+    pub fn check_new(&self, options: &Value) -> Result<(), CreateError> {
+        (self.check_new)(options)
     }
 
     /// Sets up a game of this kind.

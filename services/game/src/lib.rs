@@ -13,11 +13,16 @@ mod error;
 pub mod export;
 pub mod kinds;
 mod metrics;
+pub mod quota;
 pub mod record;
 pub mod replay;
 pub mod schema;
 pub mod secrets;
 mod service;
+pub mod text;
 
 pub use error::ServiceError;
-pub use service::{Clock, DEFAULT_MAX_LIVE_GAMES, GameService, MAX_NAME_CHARS, MAX_PAGE, MAX_REQUEST_ID, SystemClock, Watch, Watched};
+pub use service::{
+    Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE,
+    MAX_REQUEST_ID, SystemClock, Watch, Watched,
+};

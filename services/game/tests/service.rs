@@ -373,3 +373,35 @@ async fn a_bounded_cache_forgets_idle_games_and_loses_nothing() {
         assert_eq!(service.get(&game.id, None).await.unwrap().view, state.view);
     }
 }
+
+#[tokio::test]
+async fn a_listing_reads_a_bounded_number_of_games_and_pages_on() {
+    let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock)).with_list_scan(10);
+    let mut ids = Vec::new();
+    for _ in 0..25 {
+        ids.push(cardinal(&service, &["Ann", "Bob"]).await.id);
+    }
+    // A filter matching nothing: short pages, each after at most 10 games read, until the end.
+    let mut after = None;
+    let mut pages = 0;
+    loop {
+        let page =
+            service.list(ListFilter { finished: Some(true), after: after.clone(), limit: 50, ..ListFilter::default() }).await.unwrap();
+        assert!(page.games.is_empty());
+        pages += 1;
+        match page.next_after {
+            Some(next) => {
+                assert_eq!(Some(&next), ids.get(pages * 10 - 1), "page {pages} ends after the 10 games it read");
+                after = Some(next);
+            }
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3);
+    // Unfiltered, a page holds what was read (the default scan, 10,000, is
+    // far above the largest page, 1,000, so such pages always fill).
+    let page = service.list(ListFilter { limit: 20, ..ListFilter::default() }).await.unwrap();
+    assert_eq!(page.games.iter().map(|g| g.id.clone()).collect::<Vec<_>>(), ids[..10].to_vec());
+    assert_eq!(page.next_after.as_ref(), Some(&ids[9]));
+}

@@ -19,6 +19,24 @@ const EMBEDDED: &str = include_str!("../board/reconstructed-v1.json");
 /// Most monastery sites a board may have: site sets are 128-bit masks.
 pub const MAX_SITES: usize = 128;
 
+/// Most roads a board may have (the printed board has 75).
+pub const MAX_ROADS: usize = 384;
+
+/// Most alliances a board may have: one per pair of countries.
+pub const MAX_ALLIANCES: usize = 36;
+
+/// Longest board name, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// Longest board note, in characters.
+pub const MAX_NOTE_CHARS: usize = 2000;
+
+/// Longest display name of a country, in characters.
+pub const MAX_COUNTRY_NAME_CHARS: usize = 40;
+
+/// Longest site id, in characters.
+pub const MAX_SITE_ID_CHARS: usize = 40;
+
 /// Fewest cards a board's deck may hold: 3 players remove 10 (KK-6) and
 /// still need 3 hands, 2 display cards and one card left in the deck.
 pub const MIN_DECK: usize = 22;
@@ -29,20 +47,25 @@ pub const MIN_DECK: usize = 22;
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = kardinal::Board))]
 pub struct Board {
-    /// The board's name and version, e.g. `kardinal-und-koenig/reconstructed-v1`.
+    /// The board's name and version, e.g. `kardinal-und-koenig/reconstructed-v1` (1 to 100 characters).
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 100))]
     pub name: String,
-    /// Free text about the board's origin.
+    /// Free text about the board's origin (at most 2000 characters).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(max_length = 2000))]
     pub note: String,
     /// The nine countries, each exactly once, with display names.
     pub countries: Vec<CountryInfo>,
     /// The five card kinds, each exactly once, with the number of cards.
     pub card_kinds: Vec<CardKindInfo>,
-    /// The monastery sites where abbeys go.
+    /// The monastery sites where abbeys go (at most 128).
+    #[cfg_attr(feature = "schema", schema(max_items = 128))]
     pub sites: Vec<Site>,
-    /// Roads, each joining two sites (chains run along them, KK-26).
+    /// Roads, each joining two sites (chains run along them, KK-26; at most 384).
+    #[cfg_attr(feature = "schema", schema(max_items = 384))]
     pub roads: Vec<Road>,
-    /// The alliances between pairs of countries, scored in number order (KK-25).
+    /// The alliances between pairs of countries, scored in number order (KK-25; at most 36).
+    #[cfg_attr(feature = "schema", schema(max_items = 36))]
     pub alliances: Vec<Alliance>,
     /// The order in which countries are scored for abbeys (KK-24): each country once.
     pub interim_scoring_order: Vec<Country>,
@@ -55,10 +78,12 @@ pub struct Board {
 pub struct CountryInfo {
     /// Which country.
     pub id: Country,
-    /// English display name.
+    /// English display name (at most 40 characters).
+    #[cfg_attr(feature = "schema", schema(max_length = 40))]
     pub name: String,
-    /// German display name (as printed on the board).
+    /// German display name (as printed on the board; at most 40 characters).
     #[serde(default)]
+    #[cfg_attr(feature = "schema", schema(max_length = 40))]
     pub german: String,
 }
 
@@ -80,7 +105,8 @@ pub struct CardKindInfo {
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(utoipa::ToSchema), schema(as = kardinal::Site))]
 pub struct Site {
-    /// Unique id, used in moves and views (e.g. `cluny`).
+    /// Unique id, used in moves and views (e.g. `cluny`; 1 to 40 characters).
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 40))]
     pub id: String,
     /// The country the site belongs to.
     pub country: Country,
@@ -199,6 +225,22 @@ pub enum BoardError {
     /// An alliance joins a country to itself.
     #[error("alliance {0} joins a country to itself")]
     AllianceSameCountry(u8),
+    /// A text is longer than the board format allows.
+    #[error("`{field}` has {chars} characters; at most {max} are allowed")]
+    TextTooLong {
+        /// Which text (`note`, `sites[3].id` …).
+        field: String,
+        /// Its length in characters.
+        chars: usize,
+        /// The most allowed.
+        max: usize,
+    },
+    /// More roads than the board format allows.
+    #[error("{0} roads; at most {MAX_ROADS} are allowed")]
+    TooManyRoads(usize),
+    /// More alliances than the board format allows.
+    #[error("{0} alliances; at most {MAX_ALLIANCES} are allowed")]
+    TooManyAlliances(usize),
     /// The interim scoring order does not list every country exactly once.
     #[error("interim_scoring_order must list each of the nine countries exactly once")]
     InterimOrder,
@@ -231,6 +273,37 @@ impl Board {
         self.validate_sites()?;
         self.validate_roads()?;
         self.validate_alliances()
+    }
+
+    /// Bounds on what a board may hold, checked for new games: a board
+    /// travels in every game's options, so anyone creating a game chooses
+    /// its size. (Not part of [`Board::validate`], which replays also run:
+    /// a game recorded before these bounds still replays.)
+    ///
+    /// # Errors
+    /// [`BoardError::TextTooLong`], [`BoardError::TooManyRoads`],
+    /// [`BoardError::TooManyAlliances`].
+    pub fn check_size(&self) -> Result<(), BoardError> {
+        let text = |field: String, value: &str, max: usize| {
+            let chars = value.chars().count();
+            if chars > max { Err(BoardError::TextTooLong { field, chars, max }) } else { Ok(()) }
+        };
+        text("name".into(), &self.name, MAX_NAME_CHARS)?;
+        text("note".into(), &self.note, MAX_NOTE_CHARS)?;
+        for (i, country) in self.countries.iter().enumerate() {
+            text(format!("countries[{i}].name"), &country.name, MAX_COUNTRY_NAME_CHARS)?;
+            text(format!("countries[{i}].german"), &country.german, MAX_COUNTRY_NAME_CHARS)?;
+        }
+        for (i, site) in self.sites.iter().enumerate() {
+            text(format!("sites[{i}].id"), &site.id, MAX_SITE_ID_CHARS)?;
+        }
+        if self.roads.len() > MAX_ROADS {
+            return Err(BoardError::TooManyRoads(self.roads.len()));
+        }
+        if self.alliances.len() > MAX_ALLIANCES {
+            return Err(BoardError::TooManyAlliances(self.alliances.len()));
+        }
+        Ok(())
     }
 
     fn validate_countries(&self) -> Result<(), BoardError> {

@@ -75,7 +75,7 @@ async fn raw_store(writers: usize, seconds: u64) -> f64 {
             stream[..8].copy_from_slice(&(w as u64).to_be_bytes());
             let mut next = 0;
             while Instant::now() < deadline {
-                let request = AppendRequest { stream: StreamId(stream), expected_next: next, records: vec![vec![b'x'; 300]], sealed: None };
+                let request = AppendRequest::at(StreamId(stream), next, vec![vec![b'x'; 300]]);
                 store.append(request).await.expect("append");
                 next += 1;
             }
@@ -97,7 +97,10 @@ async fn start_server() -> (String, Arc<GameService>, tempfile::TempDir, tokio::
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(ludo_server::run(listener, Arc::clone(&service), async move {
+    // Every load client comes from 127.0.0.1: the per-address rate limits
+    // would measure the limiter, not the server. Everything else is default.
+    let config = ludo_server::ServerConfig { rates: ludo_server::RateLimits::unlimited(), ..Default::default() };
+    tokio::spawn(ludo_server::run_with(listener, Arc::clone(&service), config, async move {
         let _ = stopped.await;
     }));
     (base, service, dir, stop)

@@ -119,7 +119,7 @@ struct LimitArgs {
     #[arg(long, env = "LUDO_RATE_MOVES_PER_IP", default_value_t = RateFlag(RateLimits::default().moves_per_ip))]
     rate_moves_per_ip: RateFlag,
     /// Moves per seat: `N/s,burst=B`, or `off`.
-    #[arg(long, env = "LUDO_RATE_MOVES_PER_SEAT", default_value_t = RateFlag(RateLimits::default().moves_per_seat))]
+    #[arg(long, env = "LUDO_RATE_MOVES_PER_SEAT", default_value_t = RateFlag(Some(ludo_game::DEFAULT_SEAT_RATE)))]
     rate_moves_per_seat: RateFlag,
 }
 
@@ -159,7 +159,6 @@ impl LimitArgs {
                 create_per_ip: self.rate_create.0,
                 records_per_ip: self.rate_records.0,
                 moves_per_ip: self.rate_moves_per_ip.0,
-                moves_per_seat: self.rate_moves_per_seat.0,
             },
         }
     }
@@ -256,7 +255,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot open the data directory {}: {e}", args.data_dir.display()))?;
     tracing::info!(data_dir = %args.data_dir.display(), "log opened");
     let store: Arc<dyn EventStore> = Arc::new(store);
-    let mut service = GameService::new(store, Arc::new(SystemClock)).with_max_live_games(args.max_live_games);
+    let mut service = GameService::new(store, Arc::new(SystemClock))
+        .with_max_live_games(args.max_live_games)
+        .with_seat_rate(args.limits.rate_moves_per_seat.0);
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
         let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;

@@ -54,50 +54,7 @@ impl Default for ConnectionLimits {
     }
 }
 
-/// A token bucket: `per_second` tokens flow in, at most `burst` are kept.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Rate {
-    /// Sustained requests per second.
-    pub per_second: u32,
-    /// Requests allowed at once after a quiet spell.
-    pub burst: u32,
-}
-
-impl Rate {
-    /// `per_second` sustained, `burst` at once.
-    #[must_use]
-    pub const fn new(per_second: u32, burst: u32) -> Self {
-        Rate { per_second, burst }
-    }
-}
-
-impl std::fmt::Display for Rate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/s,burst={}", self.per_second, self.burst)
-    }
-}
-
-impl std::str::FromStr for Rate {
-    type Err = String;
-
-    /// `N/s` or `N/s,burst=B` (the burst defaults to N).
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let wrong = || format!("`{text}`: expected a rate like `20/s` or `20/s,burst=40` (both at least 1)");
-        let (rate, burst) = match text.split_once(',') {
-            Some((rate, burst)) => (rate, Some(burst.trim().strip_prefix("burst=").ok_or_else(wrong)?)),
-            None => (text, None),
-        };
-        let per_second: u32 = rate.trim().strip_suffix("/s").ok_or_else(wrong)?.trim().parse().map_err(|_| wrong())?;
-        let burst: u32 = match burst {
-            Some(burst) => burst.trim().parse().map_err(|_| wrong())?,
-            None => per_second,
-        };
-        if per_second == 0 || burst == 0 {
-            return Err(wrong());
-        }
-        Ok(Rate { per_second, burst })
-    }
-}
+pub use ludo_game::quota::Rate;
 
 /// Per-client rate limits (token buckets); `None` = unlimited. A refused
 /// request is answered `429 rate_limited` with `Retry-After` (gRPC
@@ -108,10 +65,9 @@ pub struct RateLimits {
     pub create_per_ip: Option<Rate>,
     /// Imports and verifications (whole exports, up to 64 MiB each) per client address.
     pub records_per_ip: Option<Rate>,
-    /// Moves submitted per client address.
+    /// Moves submitted per client address. (Moves per seat are limited by
+    /// the game service: `GameService::with_seat_rate`.)
     pub moves_per_ip: Option<Rate>,
-    /// Moves submitted per seat (per token).
-    pub moves_per_seat: Option<Rate>,
 }
 
 impl Default for RateLimits {
@@ -122,7 +78,6 @@ impl Default for RateLimits {
             create_per_ip: Some(Rate::new(10, 100)),
             records_per_ip: Some(Rate::new(2, 20)),
             moves_per_ip: Some(Rate::new(500, 1_000)),
-            moves_per_seat: Some(Rate::new(20, 60)),
         }
     }
 }
@@ -131,21 +86,6 @@ impl RateLimits {
     /// No limit at all.
     #[must_use]
     pub fn unlimited() -> Self {
-        RateLimits { create_per_ip: None, records_per_ip: None, moves_per_ip: None, moves_per_seat: None }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates_parse_and_print() {
-        assert_eq!("20/s".parse::<Rate>(), Ok(Rate::new(20, 20)));
-        assert_eq!("20/s,burst=40".parse::<Rate>(), Ok(Rate::new(20, 40)));
-        assert_eq!(Rate::new(3, 9).to_string().parse::<Rate>(), Ok(Rate::new(3, 9)));
-        for bad in ["", "20", "0/s", "20/s,burst=0", "20/m", "x/s", "20/s,40"] {
-            assert!(bad.parse::<Rate>().is_err(), "{bad}");
-        }
+        RateLimits { create_per_ip: None, records_per_ip: None, moves_per_ip: None }
     }
 }

@@ -10,6 +10,7 @@ pub mod config;
 pub mod grpc;
 pub mod limits;
 mod openapi;
+mod quota;
 pub mod rest;
 mod serve;
 
@@ -44,6 +45,7 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
         })
         .collect();
     let kinds = Arc::new(kinds);
+    let gate = quota::Gate::new(&config.rates, &service);
     let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::clone(&kinds) };
     let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").url("/openapi.json", api));
     // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
@@ -51,6 +53,7 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     rest.merge(grpc::router(service, kinds).await)
         .fallback(rest::problem::no_route)
         .method_not_allowed_fallback(rest::problem::wrong_method)
+        .layer(axum::middleware::from_fn_with_state(gate, quota::gate))
         .layer(axum::middleware::from_fn_with_state(config.connections.request_timeout, serve::deadline))
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }

@@ -1,8 +1,14 @@
 //! The sled backend, the embedded default.
 //!
 //! Layout: tree `records` (key = [`RecordKey`] bytes, value = the record),
-//! tree `sealed` (key = stream id, value = the side data). There is no stream
-//! index: streams are listed by seeking in `records`. Sequence numbers come
+//! tree `sealed` (key = stream id, value = the side data), tree `summaries`
+//! (key = stream id, value = the big-endian record count it describes, then
+//! the summary). There is no stream index: streams are listed by seeking in
+//! `records`. A summary is written after its records, in the same commit
+//! group, so the two are flushed together; it is only returned while its
+//! count is the stream's durable record count, so a crash between the two
+//! writes (or an append without a summary) shows as no summary, never as a
+//! wrong one. Sequence numbers come
 //! from the last key of a stream, never from sled's `generate_id()` (which
 //! jumps after a restart).
 //!
@@ -26,7 +32,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, closed_receiver,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, StreamSummary, closed_receiver,
 };
 use crate::key::{RecordKey, StreamId};
 use writer::{Job, Writer};
@@ -60,6 +66,7 @@ pub struct SledOptions {
 /// Tree names.
 const RECORDS_TREE: &str = "records";
 const SEALED_TREE: &str = "sealed";
+const SUMMARIES_TREE: &str = "summaries";
 
 /// How long `open` waits for sled's file lock, which a store closed an
 /// instant ago in this process may still hold while sled's background I/O
@@ -95,6 +102,7 @@ struct Handles {
     db: sled::Db,
     records: sled::Tree,
     sealed: sled::Tree,
+    summaries: sled::Tree,
 }
 
 /// State shared by the writer and the readers.
@@ -158,11 +166,12 @@ impl SledStore {
         let db = open_db(dir)?;
         let records = db.open_tree(RECORDS_TREE).map_err(|e| backend("opening the records tree", e))?;
         let sealed = db.open_tree(SEALED_TREE).map_err(|e| backend("opening the sealed tree", e))?;
+        let summaries = db.open_tree(SUMMARIES_TREE).map_err(|e| backend("opening the summaries tree", e))?;
         let syncer = match options.durability {
             Durability::Flush => None,
             Durability::Fsync => Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?),
         };
-        let handles = Arc::new(Handles { db, records, sealed });
+        let handles = Arc::new(Handles { db, records, sealed, summaries });
         let shared = Arc::new(Shared::default());
         let (jobs, queue) = mpsc::channel();
         let (notices, _) = broadcast::channel(NOTICE_BUFFER);
@@ -290,38 +299,28 @@ impl EventStore for SledStore {
     }
 
     fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
-        self.with_handles(|handles| {
-            if let Some(durable) = self.shared.durable_next(stream) {
-                return Ok(durable);
-            }
-            let stored = stored_next(&handles.records, stream)?;
-            // The writer may have touched the stream meanwhile (see `read`).
-            Ok(self.shared.durable_next(stream).unwrap_or(stored))
-        })
+        self.with_handles(|handles| self.durable_next(handles, stream))
     }
 
     fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
+        self.with_handles(|handles| self.streams_after(handles, after, limit))
+    }
+
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
         self.with_handles(|handles| {
-            let mut out = Vec::new();
-            let mut cursor = match after {
-                Some(after) => after.successor(),
-                None => Some(StreamId([0; StreamId::LEN])),
-            };
-            // Seek to the first key at or after `cursor ‖ 0`: its stream is
-            // the next one; then jump past that stream's keys.
-            while let Some(at) = cursor.filter(|_| out.len() < limit) {
-                let Some(entry) = handles.records.range(at.0..).next() else {
-                    break;
-                };
-                let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
-                let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
-                // A stream whose creation is not durable yet is not listed.
-                if self.shared.durable_next(key.stream) != Some(0) {
-                    out.push(key.stream);
-                }
-                cursor = key.stream.successor();
-            }
-            Ok(out)
+            let streams = self.streams_after(handles, after, limit)?;
+            streams
+                .into_iter()
+                .map(|stream| {
+                    let next_seq = self.durable_next(handles, stream)?;
+                    let stored = handles.summaries.get(stream.0).map_err(|e| backend("reading the summaries tree", e))?;
+                    let summary = stored.and_then(|value| {
+                        let (count, summary) = value.split_at_checked(8)?;
+                        (u64::from_be_bytes(count.try_into().ok()?) == next_seq).then(|| summary.to_vec())
+                    });
+                    Ok(StreamSummary { stream, next_seq, summary })
+                })
+                .collect()
         })
     }
 
@@ -351,6 +350,42 @@ impl EventStore for SledStore {
             flushes: counters.flushes.load(Ordering::Relaxed),
             groups: counters.groups.load(Ordering::Relaxed),
         }
+    }
+}
+
+impl SledStore {
+    /// The stream's durable record count.
+    fn durable_next(&self, handles: &Handles, stream: StreamId) -> Result<u64, StoreError> {
+        if let Some(durable) = self.shared.durable_next(stream) {
+            return Ok(durable);
+        }
+        let stored = stored_next(&handles.records, stream)?;
+        // The writer may have touched the stream meanwhile (see `read`).
+        Ok(self.shared.durable_next(stream).unwrap_or(stored))
+    }
+
+    /// Stream ids after `after`, in byte order, at most `limit`.
+    fn streams_after(&self, handles: &Handles, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
+        let mut out = Vec::new();
+        let mut cursor = match after {
+            Some(after) => after.successor(),
+            None => Some(StreamId([0; StreamId::LEN])),
+        };
+        // Seek to the first key at or after `cursor ‖ 0`: its stream is
+        // the next one; then jump past that stream's keys.
+        while let Some(at) = cursor.filter(|_| out.len() < limit) {
+            let Some(entry) = handles.records.range(at.0..).next() else {
+                break;
+            };
+            let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
+            let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+            // A stream whose creation is not durable yet is not listed.
+            if self.shared.durable_next(key.stream) != Some(0) {
+                out.push(key.stream);
+            }
+            cursor = key.stream.successor();
+        }
+        Ok(out)
     }
 }
 

@@ -41,6 +41,7 @@ struct Accepted {
     first_seq: u64,
     records: Vec<Vec<u8>>,
     sealed: Option<Vec<u8>>,
+    summary: Option<Vec<u8>>,
 }
 
 /// One queued append and where to send its answer.
@@ -113,13 +114,15 @@ impl Writer {
         // checked against the earlier ones' records.
         let mut writes = Vec::new();
         let mut touched = Vec::new();
-        let (mut accepted, mut records) = (0_u64, 0_u64);
+        // Accepted requests, those of them that add records, and their records.
+        let (mut accepted, mut appends, mut records) = (0_u64, 0_u64, 0_u64);
         let mut answers = Vec::with_capacity(group.len());
         for job in group {
             let decision = self.decide(job.request, &mut writes);
             if let Ok(notice) = &decision {
                 touched.push(notice.stream);
                 accepted += 1;
+                appends += u64::from(notice.next_seq > notice.first_seq);
                 records += notice.next_seq - notice.first_seq;
             }
             answers.push((job.reply, decision));
@@ -165,7 +168,7 @@ impl Writer {
         }
         let counters = &self.shared.counters;
         counters.flushes.fetch_add(1, Ordering::Relaxed);
-        counters.appends.fetch_add(accepted, Ordering::Relaxed);
+        counters.appends.fetch_add(appends, Ordering::Relaxed);
         counters.records.fetch_add(records, Ordering::Relaxed);
         self.answer(answers);
     }
@@ -181,7 +184,7 @@ impl Writer {
         if next != request.expected_next {
             return Err(StoreError::Conflict { stream, expected_next: request.expected_next, actual_next: next });
         }
-        writes.push(Accepted { stream, first_seq: next, records: request.records, sealed: request.sealed });
+        writes.push(Accepted { stream, first_seq: next, records: request.records, sealed: request.sealed, summary: request.summary });
         if let Some(state) = self.shared.streams().get_mut(&stream) {
             state.next = next_after;
         }
@@ -221,7 +224,32 @@ impl Writer {
     /// since all appends of a stream within the group share one atomic write,
     /// a stream can never show a gap.
     fn write(&self, writes: Vec<Accepted>) -> Result<(), StoreError> {
-        let Handles { records, sealed: sealed_tree, .. } = &*self.handles;
+        let Handles { records, sealed: sealed_tree, summaries, .. } = &*self.handles;
+        // Summaries go in after every record of the group, each stamped with
+        // the record count it describes (see the module docs of `sled_store`).
+        let mut described: HashMap<StreamId, (u64, Vec<u8>)> = HashMap::new();
+        for write in &writes {
+            let next = write.first_seq + write.records.len() as u64;
+            match &write.summary {
+                Some(summary) => {
+                    let mut value = next.to_be_bytes().to_vec();
+                    value.extend_from_slice(summary);
+                    described.insert(write.stream, (next, value));
+                }
+                // A later append without a summary leaves the earlier one stale.
+                None => {
+                    described.remove(&write.stream);
+                }
+            }
+        }
+        self.write_records(records, sealed_tree, writes)?;
+        for (stream, (_, value)) in described {
+            summaries.insert(stream.0, value).map_err(|e| backend("writing a summary", e))?;
+        }
+        Ok(())
+    }
+
+    fn write_records(&self, records: &sled::Tree, sealed_tree: &sled::Tree, writes: Vec<Accepted>) -> Result<(), StoreError> {
         let mut per_stream: HashMap<StreamId, usize> = HashMap::new();
         for write in &writes {
             *per_stream.entry(write.stream).or_default() += 1;
@@ -279,7 +307,10 @@ impl Writer {
     /// answers every request.
     fn answer(&self, answers: Vec<(Reply, Result<Appended, StoreError>)>) {
         for (_, decision) in &answers {
-            if let Ok(notice) = decision {
+            // A summary-only append added no record: nothing to announce.
+            if let Ok(notice) = decision
+                && notice.next_seq > notice.first_seq
+            {
                 // No subscriber is not an error.
                 let _ = self.notices.send(notice.clone());
             }

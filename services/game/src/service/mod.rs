@@ -1,7 +1,9 @@
 //! The event-sourced game aggregate: decide, append, evolve.
 
+mod listing;
 mod watch;
 
+pub use listing::MAX_LIST_SCAN;
 pub use watch::{Watch, Watched};
 
 use std::collections::HashMap;
@@ -15,21 +17,26 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameList, GameState, GameSummary, ImportedGame, KindInfo, LegalMoves, ListFilter,
-    MoveAccepted, SeatInfo, SeatToken, Step, StepPage, SubmitMove,
+    CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, KindInfo, LegalMoves, MoveAccepted, SeatInfo, SeatToken, Step,
+    StepPage, SubmitMove,
 };
 use crate::error::ServiceError;
 use crate::export;
 use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
 use crate::metrics::{KindLabel, Metrics};
+use crate::quota::{Limiter, Rate};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
 use crate::replay::{ReplayError, Replayed, replay};
 use crate::secrets::{self, Secrets};
+use listing::StoredSummary;
 
 /// Longest player name accepted.
 pub const MAX_NAME_CHARS: usize = 40;
 /// Longest `request_id` accepted.
 pub const MAX_REQUEST_ID: usize = 128;
+/// Most bytes of a new game's options, as recorded (the embedded Kardinal &
+/// König board takes 8 KB).
+pub const MAX_OPTIONS_BYTES: usize = 64 * 1024;
 /// Most games or events in one page.
 pub const MAX_PAGE: usize = 1000;
 
@@ -195,7 +202,15 @@ pub struct GameService {
     max_live_games: usize,
     /// A logical clock for "recently used".
     ticks: AtomicU64,
+    /// Moves per seat, when limited.
+    seat_moves: Option<Limiter<(StreamId, Seat)>>,
+    /// Most summaries one listing request reads.
+    list_scan: usize,
 }
+
+/// The moves a seat may submit by default in `ludo serve`: far above what a
+/// person or a bot at a table needs (the library's own default is unlimited).
+pub const DEFAULT_SEAT_RATE: Rate = Rate::new(20, 60);
 
 /// Default bound of the live-game cache (a few KiB per game).
 pub const DEFAULT_MAX_LIVE_GAMES: usize = 100_000;
@@ -260,12 +275,33 @@ fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
     }
     for (i, name) in players.iter().enumerate() {
         let chars = name.chars().count();
-        if name.trim().is_empty() || chars > MAX_NAME_CHARS || name.chars().any(char::is_control) {
+        if name.trim().is_empty() || chars > MAX_NAME_CHARS {
+            return Err(ServiceError::invalid(format!("players[{i}]"), format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank")));
+        }
+        if let Some(found) = crate::text::invisible_in(name) {
             return Err(ServiceError::invalid(
                 format!("players[{i}]"),
-                format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank, no control characters"),
+                format!("a name holds visible characters only, not {found}: control, format (bidi, zero-width), separator or private-use"),
             ));
         }
+    }
+    Ok(())
+}
+
+/// Checks what a new game's options would make the server store: their size,
+/// their strings, and the kind's own bounds.
+fn check_new_options(kind: &Kind, options: &Value) -> Result<(), ServiceError> {
+    // The kind's own bounds first: they name the field that is too big.
+    kind.check_new(options).map_err(|err| match err {
+        CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
+        CreateError::Setup(setup) => ServiceError::invalid("options", setup.to_string()),
+    })?;
+    if let Some((field, found)) = crate::text::first_invisible(options, "options") {
+        return Err(ServiceError::invalid(field, format!("text holds visible characters only, not {found}")));
+    }
+    let bytes = serde_json::to_vec(options).map_or(usize::MAX, |json| json.len());
+    if bytes > MAX_OPTIONS_BYTES {
+        return Err(ServiceError::invalid("options", format!("{bytes} bytes of options; at most {MAX_OPTIONS_BYTES} are stored")));
     }
     Ok(())
 }
@@ -288,6 +324,8 @@ impl GameService {
             shared_options: HashMap::new(),
             max_live_games: DEFAULT_MAX_LIVE_GAMES,
             ticks: AtomicU64::new(0),
+            seat_moves: None,
+            list_scan: MAX_LIST_SCAN,
         };
         service.share_default_options();
         service
@@ -297,6 +335,21 @@ impl GameService {
     #[must_use]
     pub fn with_max_live_games(mut self, max: usize) -> Self {
         self.max_live_games = max.max(1);
+        self
+    }
+
+    /// Limits the moves each seat may submit (`None`: unlimited).
+    #[must_use]
+    pub fn with_seat_rate(mut self, rate: Option<Rate>) -> Self {
+        self.seat_moves = rate.map(Limiter::new);
+        self
+    }
+
+    /// Reads at most `scan` game summaries per listing request (at least 1;
+    /// default [`MAX_LIST_SCAN`]).
+    #[must_use]
+    pub fn with_list_scan(mut self, scan: usize) -> Self {
+        self.list_scan = scan.max(1);
         self
     }
 
@@ -331,10 +384,12 @@ impl GameService {
         // Refuse a default no game could be created with, now rather than at the first game.
         let options = Value::Object(defaults.clone());
         let seed = ludo_engine::Seed([0; 32]);
-        known.create(known.min_players, &options, &seed).map_err(|err| match err {
+        let created = known.create(known.min_players, &options, &seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
             CreateError::Setup(setup) => ServiceError::invalid(format!("options.{key}"), setup.to_string()),
         })?;
+        // New games get this default: it keeps their bounds.
+        check_new_options(known, &created.options)?;
         self.share_default_options();
         Ok(self)
     }
@@ -462,6 +517,7 @@ impl GameService {
                 ServiceError::InvalidInput { field: format!("options.{field}"), reason }
             }
         })?;
+        check_new_options(kind, &new.options)?;
         let now = self.clock.now();
         let stream = self.ids.next(now)?;
         let id = game_id(stream);
@@ -477,12 +533,14 @@ impl GameService {
         let at = timestamp(now);
         let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), public, &GENESIS);
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
-        self.store
-            .append(AppendRequest { stream, expected_next: 0, records: vec![record.to_bytes()], sealed: Some(secrets.to_bytes()) })
-            .await?;
         let status = new.game.status();
+        let meta = self.meta(id.clone(), stream, kind, &created, at.clone(), secrets);
+        let summary = StoredSummary::of(&meta, 0, &status, &at);
+        self.store
+            .append(AppendRequest::create(stream, vec![record.to_bytes()], Some(meta.secrets.to_bytes())).with_summary(summary.to_bytes()))
+            .await?;
         let slot = Arc::new(Slot {
-            meta: self.meta(id.clone(), stream, kind, &created, at, secrets),
+            meta,
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new(), evicted: false })),
             current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
             last_used: AtomicU64::new(self.tick()),
@@ -497,63 +555,6 @@ impl GameService {
             .map(|(i, (token, name))| SeatToken { seat: Seat(i as u8), name, token })
             .collect();
         Ok(CreatedGame { id, kind: kind.id.into(), version: 0, seats, seed_commitment: created.seed_commitment, status })
-    }
-
-    /// Lists games, oldest first.
-    ///
-    /// # Errors
-    /// `invalid_input` for a bad filter; storage and corruption errors.
-    pub async fn list(&self, filter: ListFilter) -> Result<GameList, ServiceError> {
-        if let Some(kind) = &filter.kind
-            && kinds::kind(kind).is_none()
-        {
-            return Err(ServiceError::invalid("kind", format!("unknown game kind `{kind}`")));
-        }
-        let limit = filter.limit.clamp(1, MAX_PAGE);
-        let mut after = match &filter.after {
-            None => None,
-            Some(id) => Some(parse_id(id).map_err(|_| ServiceError::invalid("after", "not a game id"))?),
-        };
-        let mut games = Vec::new();
-        loop {
-            let store = Arc::clone(&self.store);
-            let batch = blocking(move || store.list_streams(after, limit)).await??;
-            let exhausted = batch.len() < limit;
-            let batch_len = batch.len();
-            for (i, stream) in batch.into_iter().enumerate() {
-                after = Some(stream);
-                let slot = match self.slot_of(stream).await {
-                    Ok(slot) => slot,
-                    // One damaged log must not hide every other game; reading
-                    // it directly still reports `corrupt_log` and where.
-                    Err(err @ ServiceError::CorruptLog { .. }) => {
-                        tracing::error!(%err, "a game left out of a listing");
-                        continue;
-                    }
-                    Err(err) => return Err(err),
-                };
-                let current = slot.current();
-                let kind_ok = filter.kind.as_deref().is_none_or(|k| k == slot.meta.kind.id);
-                let state_ok = filter.finished.is_none_or(|f| f == current.status.is_finished());
-                if kind_ok && state_ok {
-                    games.push(GameSummary {
-                        id: slot.meta.id.clone(),
-                        kind: slot.meta.kind.id.into(),
-                        seats: slot.seats(),
-                        version: current.version,
-                        status: current.status.clone(),
-                        created_at: slot.meta.created_at.clone(),
-                    });
-                    if games.len() == limit {
-                        let more = !exhausted || i + 1 < batch_len;
-                        return Ok(GameList { games, next_after: if more { after.map(game_id) } else { None } });
-                    }
-                }
-            }
-            if exhausted {
-                return Ok(GameList { games, next_after: None });
-            }
-        }
     }
 
     /// The game as the holder of `token` (or a spectator) sees it.
@@ -623,6 +624,11 @@ impl GameService {
         let (slot, seat, mut writer) = loop {
             let slot = self.slot(id).await?;
             let seat = slot.seat(token)?;
+            if let Some(limiter) = &self.seat_moves {
+                limiter
+                    .check(&(slot.meta.stream, seat))
+                    .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after })?;
+            }
             let writer = Arc::clone(&slot.writer).lock_owned().await;
             if !writer.evicted {
                 break (slot, seat, writer);
@@ -645,11 +651,12 @@ impl GameService {
         let seq = current.version + 1;
         let public: Vec<Value> = applied.effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
         let body = RecordBody::Move(MoveRecord { seat, mv: applied.canonical_move, request_id: request.request_id.clone() });
-        let record = Record::seal(seq, timestamp(self.clock.now()), body, public, &writer.last_hash);
-        let appended = self
-            .store
-            .append(AppendRequest { stream: slot.meta.stream, expected_next: seq, records: vec![record.to_bytes()], sealed: None })
-            .await;
+        let at = timestamp(self.clock.now());
+        let record = Record::seal(seq, at.clone(), body, public, &writer.last_hash);
+        let status = game.status();
+        let summary = StoredSummary::of(&slot.meta, seq, &status, &at);
+        let appended =
+            self.store.append(AppendRequest::at(slot.meta.stream, seq, vec![record.to_bytes()]).with_summary(summary.to_bytes())).await;
         if let Err(err) = appended {
             // The store may hold more than this cache knows (a failed flush
             // after a write): forget the game so the next request reloads it.
@@ -667,7 +674,6 @@ impl GameService {
         if let Some(request_id) = request.request_id {
             writer.request_ids.insert(request_id, seq);
         }
-        let status = game.status();
         let answer = answer(slot.meta.kind, seq, &status, game.as_ref(), seat, &applied.effects);
         *slot.current.write().expect("current lock") = Arc::new(Current { version: seq, status, game });
         drop(writer);
@@ -823,20 +829,17 @@ impl GameService {
         hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
         let secrets = Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new() };
         let version = verified.raw.len() as u64 - 1;
+        let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![] });
+        let summary = imported_summary(&verified.raw, version, &status)?;
         let appended =
-            self.store.append(AppendRequest { stream, expected_next: 0, records: verified.raw, sealed: Some(secrets.to_bytes()) }).await;
+            self.store.append(AppendRequest::create(stream, verified.raw, Some(secrets.to_bytes())).with_summary(summary.to_bytes())).await;
         match appended {
             Err(StoreError::Conflict { .. }) => return Err(ServiceError::GameExists { id: verified.header.game_id }),
             Err(other) => return Err(other.into()),
             Ok(_) => {}
         }
         tracing::info!(game = %verified.header.game_id, records = version + 1, "game imported");
-        Ok(ImportedGame {
-            id: verified.header.game_id,
-            kind: verified.header.kind,
-            version,
-            status: verified.report.status.unwrap_or(Status::InProgress { to_move: vec![] }),
-        })
+        Ok(ImportedGame { id: verified.header.game_id, kind: verified.header.kind, version, status })
     }
 
     /// Ends every live stream: the first step of a graceful shutdown, taken
@@ -932,6 +935,19 @@ fn evict_idle(games: &mut HashMap<StreamId, Arc<Slot>>, max: usize, keep: Stream
     evicted
 }
 
+/// The summary of an imported game, from its first and last records (verified already).
+fn imported_summary(raw: &[Vec<u8>], version: u64, status: &Status) -> Result<StoredSummary, ServiceError> {
+    let record = |bytes: &[u8]| Record::from_bytes(bytes).map_err(|reason| ServiceError::Internal(format!("a verified record: {reason}")));
+    let (Some(first), Some(last)) = (raw.first(), raw.last()) else {
+        return Err(ServiceError::Internal("a verified export without records".into()));
+    };
+    let (first, last) = (record(first)?, record(last)?);
+    let RecordBody::GameCreated(created) = &first.body else {
+        return Err(ServiceError::Internal("a verified export whose record 0 is not game_created".into()));
+    };
+    Ok(StoredSummary::imported(created, &first.at, version, status, &last.at))
+}
+
 fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Vec<Record>, ServiceError> {
     stored
         .into_iter()
@@ -986,6 +1002,15 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn new_options_are_bounded_in_size_whatever_their_kind_allows() {
+        let cardinal = kinds::kind("cardinal").unwrap();
+        assert_eq!(check_new_options(cardinal, &serde_json::json!({"first_seat": 1})), Ok(()));
+        // No kind's options can grow this big today; the bound holds for any kind added later.
+        let huge = serde_json::json!({"first_seat": 1, "padding": vec![1; MAX_OPTIONS_BYTES]});
+        assert!(matches!(check_new_options(cardinal, &huge), Err(ServiceError::InvalidInput { field, .. }) if field == "options"));
+    }
 
     #[test]
     fn ids_made_in_one_millisecond_still_increase_and_stay_v7() {

@@ -896,6 +896,45 @@ fn kk3_board_validation_refuses_broken_roads_alliances_and_lists() {
 }
 
 #[test]
+fn kk3_board_size_is_bounded_since_every_game_carries_its_board() {
+    use crate::board::{MAX_ALLIANCES, MAX_NOTE_CHARS, MAX_ROADS};
+    let oversized = |edit: &dyn Fn(&mut Board)| {
+        let mut b = Board::embedded();
+        edit(&mut b);
+        assert_eq!(b.validate(), Ok(()), "size is not consistency: a recorded game with a big board still replays");
+        b.check_size().unwrap_err()
+    };
+    assert!(Board::embedded().check_size().is_ok());
+    // The limits are in characters, not bytes.
+    assert!(Board { note: "é".repeat(MAX_NOTE_CHARS), ..Board::embedded() }.check_size().is_ok());
+    assert!(matches!(
+        oversized(&|b| b.note = "x".repeat(MAX_NOTE_CHARS + 1)),
+        BoardError::TextTooLong { field, chars, .. } if field == "note" && chars == MAX_NOTE_CHARS + 1
+    ));
+    assert!(matches!(oversized(&|b| b.name = "x".repeat(101)), BoardError::TextTooLong { field, .. } if field == "name"));
+    assert!(
+        matches!(oversized(&|b| b.countries[2].german = "x".repeat(41)), BoardError::TextTooLong { field, .. } if field == "countries[2].german")
+    );
+    let long_site = |b: &mut Board| {
+        let (old, new) = (b.sites[4].id.clone(), "x".repeat(41));
+        b.roads.iter_mut().flat_map(|road| road.0.iter_mut()).filter(|end| **end == old).for_each(|end| *end = new.clone());
+        b.sites[4].id = new;
+    };
+    assert!(matches!(oversized(&long_site), BoardError::TextTooLong { field, .. } if field == "sites[4].id"));
+    let many_roads = |b: &mut Board| {
+        let ids: Vec<String> = b.sites.iter().map(|s| s.id.clone()).collect();
+        let pairs = ids.iter().enumerate().flat_map(|(i, a)| ids[i + 1..].iter().map(move |c| (a.clone(), c.clone())));
+        b.roads = pairs.take(MAX_ROADS + 1).map(|(a, c)| Road([a, c])).collect();
+    };
+    assert!(matches!(oversized(&many_roads), BoardError::TooManyRoads(n) if n == MAX_ROADS + 1));
+    let many_alliances = |b: &mut Board| {
+        let first = b.alliances[0].clone();
+        b.alliances = (1..=MAX_ALLIANCES as u8 + 1).map(|number| crate::board::Alliance { number, ..first.clone() }).collect();
+    };
+    assert!(matches!(oversized(&many_alliances), BoardError::TooManyAlliances(n) if n == MAX_ALLIANCES + 1));
+}
+
+#[test]
 fn kk3_board_json_errors_name_unknown_countries_and_fields() {
     let text = include_str!("../../board/reconstructed-v1.json");
     assert_eq!(Board::from_json(text).unwrap(), Board::embedded());

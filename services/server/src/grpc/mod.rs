@@ -196,6 +196,7 @@ impl Ludo for Api {
                     kind: g.kind,
                     version: g.version,
                     created_at: g.created_at,
+                    finished_at: g.finished_at,
                 })
                 .collect(),
             next_after: list.next_after,

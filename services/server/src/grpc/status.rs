@@ -26,6 +26,14 @@ pub fn unauthorized(reason: &str) -> Status {
     status(Code::Unauthenticated, "unauthorized", reason.to_string(), HashMap::new())
 }
 
+/// A `rate_limited` status: `RESOURCE_EXHAUSTED` with an ErrorInfo and a RetryInfo.
+pub fn rate_limited(message: String, retry_after: std::time::Duration) -> Status {
+    let ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
+    let mut details = ErrorDetails::with_error_info("rate_limited", DOMAIN, [("retry_after_ms".to_string(), ms.to_string())]);
+    details.set_retry_info(Some(std::time::Duration::from_millis(ms)));
+    Status::with_error_details(Code::ResourceExhausted, message, details)
+}
+
 /// The one place service errors become gRPC statuses.
 pub fn from_service(err: ServiceError) -> Status {
     let message = err.to_string();
@@ -54,6 +62,7 @@ pub fn from_service(err: ServiceError) -> Status {
             status(Code::InvalidArgument, reason, message, meta(&pairs))
         }
         ServiceError::GameExists { .. } => status(Code::AlreadyExists, reason, message, HashMap::new()),
+        ServiceError::RateLimited { retry_after, .. } => rate_limited(message, retry_after),
         ServiceError::Storage(_) => status(Code::Unavailable, reason, message, HashMap::new()),
         ServiceError::CorruptLog { seq, .. } => {
             tracing::error!(%message, reason, "a stored log fails verification");

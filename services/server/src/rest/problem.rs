@@ -23,6 +23,7 @@ pub struct Problem {
     /// `rule_violation`, `not_your_turn`, `game_finished`, `version_conflict`,
     /// `request_id_reused`, `invalid_export`, `game_exists`,
     /// `method_not_allowed`, `unsupported_media_type`, `payload_too_large`,
+    /// `request_timeout`, `rate_limited`, `too_many_connections`,
     /// `storage_unavailable`, `corrupt_log`, `internal`.
     pub code: String,
     /// The rule refusing the move (`rule_violation`), e.g. `CA-13`.
@@ -46,6 +47,9 @@ pub struct Problem {
     /// The record at fault (`invalid_export`, `corrupt_log`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
+    /// Milliseconds until a retry may succeed (`rate_limited`; also in `Retry-After`, rounded up to seconds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
 }
 
 impl Problem {
@@ -64,12 +68,19 @@ impl Problem {
             to_move: None,
             line: None,
             seq: None,
+            retry_after_ms: None,
         }
     }
 
     /// An `invalid_input` problem naming `field`.
     pub fn invalid(field: impl Into<String>, detail: impl Into<String>) -> Self {
         Problem { field: Some(field.into()), ..Problem::new(StatusCode::BAD_REQUEST, "invalid_input", detail) }
+    }
+
+    /// A `rate_limited` problem (429; `Retry-After` is added with the answer).
+    pub fn rate_limited(detail: impl Into<String>, retry_after: std::time::Duration) -> Self {
+        let ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
+        Problem { retry_after_ms: Some(ms), ..Problem::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail) }
     }
 
     /// A `not_found` problem.
@@ -106,6 +117,7 @@ impl From<ServiceError> for Problem {
                 Problem { line: Some(line), seq, ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) }
             }
             ServiceError::GameExists { .. } => Problem::new(StatusCode::CONFLICT, code, detail),
+            ServiceError::RateLimited { retry_after, .. } => Problem::rate_limited(detail, retry_after),
             ServiceError::Storage(_) => Problem::new(StatusCode::SERVICE_UNAVAILABLE, code, detail),
             ServiceError::CorruptLog { seq, .. } => {
                 tracing::error!(%detail, code, "a stored log fails verification");
@@ -123,11 +135,15 @@ impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let unauthorized = status == StatusCode::UNAUTHORIZED;
+        let retry_after_ms = self.retry_after_ms;
         let mut response = (status, axum::Json(self)).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
         if unauthorized {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"ludotheque\""));
+        }
+        if let Some(ms) = retry_after_ms {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(ms.div_ceil(1000)));
         }
         response
     }

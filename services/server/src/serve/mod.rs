@@ -70,10 +70,10 @@ impl ConnectionMetrics {
         );
         // Every reason shows from the start, at 0.
         for reason in [Refusal::Full.label(), Refusal::PerAddress.label()] {
-            metrics.refused.get_or_create(&ReasonLabel { reason });
+            let _ = metrics.refused.get_or_create(&ReasonLabel { reason });
         }
         for reason in ["idle", "stalled", "aborted"] {
-            metrics.closed.get_or_create(&ReasonLabel { reason });
+            let _ = metrics.closed.get_or_create(&ReasonLabel { reason });
         }
         metrics
     }

@@ -1,0 +1,175 @@
+//! Listing games from the store's per-game summaries: a listing reads no
+//! log and replays nothing, whatever its filter.
+//!
+//! Every append carries the game's summary as it stands after that append
+//! (kind, seats, creation time, version, status, when it finished). A game
+//! without a current summary (written before summaries existed, or whose
+//! summary a crash lost) is described from its live state or its log once,
+//! and its summary is written back for the next listing.
+
+use std::sync::Arc;
+
+use ludo_engine::Status;
+use ludo_storage::{AppendRequest, StreamId, StreamSummary};
+use serde::{Deserialize, Serialize};
+
+use super::{GameMeta, GameService, MAX_PAGE, blocking, game_id, parse_id};
+use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
+use crate::error::ServiceError;
+use crate::kinds;
+use crate::record::GameCreated;
+
+/// Most summaries one listing request reads: a filter that matches few
+/// games returns a short page (with `next_after`) rather than scan them all.
+pub const MAX_LIST_SCAN: usize = 10_000;
+
+/// The summary format this version writes.
+const SUMMARY_FORMAT: u32 = 1;
+
+/// A game's summary as stored beside its log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct StoredSummary {
+    format: u32,
+    kind: String,
+    seats: Vec<String>,
+    created_at: String,
+    version: u64,
+    status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finished_at: Option<String>,
+}
+
+impl StoredSummary {
+    /// The summary of a game at `version` with `status`, its last record made at `last_at`.
+    pub(super) fn of(meta: &GameMeta, version: u64, status: &Status, last_at: &str) -> Self {
+        StoredSummary {
+            format: SUMMARY_FORMAT,
+            kind: meta.kind.id.into(),
+            seats: meta.seats.clone(),
+            created_at: meta.created_at.clone(),
+            version,
+            status: status.clone(),
+            finished_at: status.is_finished().then(|| last_at.to_string()),
+        }
+    }
+
+    /// The summary of an imported game, from its record 0 and its result.
+    pub(super) fn imported(created: &GameCreated, created_at: &str, version: u64, status: &Status, last_at: &str) -> Self {
+        StoredSummary {
+            format: SUMMARY_FORMAT,
+            kind: created.kind.clone(),
+            seats: created.seats.clone(),
+            created_at: created_at.to_string(),
+            version,
+            status: status.clone(),
+            finished_at: status.is_finished().then(|| last_at.to_string()),
+        }
+    }
+
+    pub(super) fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).expect("summaries serialize")
+    }
+
+    /// Reads a summary this version understands, for a game `next_seq` records long.
+    fn from_bytes(bytes: &[u8], next_seq: u64) -> Option<Self> {
+        let summary: StoredSummary = serde_json::from_slice(bytes).ok()?;
+        (summary.format == SUMMARY_FORMAT && summary.version + 1 == next_seq).then_some(summary)
+    }
+
+    fn listed(self, id: String) -> GameSummary {
+        GameSummary {
+            id,
+            kind: self.kind,
+            seats: self.seats.into_iter().enumerate().map(|(i, name)| SeatInfo { seat: ludo_engine::Seat(i as u8), name }).collect(),
+            version: self.version,
+            status: self.status,
+            created_at: self.created_at,
+            finished_at: self.finished_at,
+        }
+    }
+}
+
+impl GameService {
+    /// Lists games, oldest first, from their summaries. A page holds at most
+    /// `limit` games; it may hold fewer (even none) while `next_after` is
+    /// given, when the filter matched little of the games read (at most
+    /// [`MAX_LIST_SCAN`] by default).
+    ///
+    /// # Errors
+    /// `invalid_input` for a bad filter; storage errors.
+    pub async fn list(&self, filter: ListFilter) -> Result<GameList, ServiceError> {
+        if let Some(kind) = &filter.kind
+            && kinds::kind(kind).is_none()
+        {
+            return Err(ServiceError::invalid("kind", format!("unknown game kind `{kind}`")));
+        }
+        let limit = filter.limit.clamp(1, MAX_PAGE);
+        let mut after = match &filter.after {
+            None => None,
+            Some(id) => Some(parse_id(id).map_err(|_| ServiceError::invalid("after", "not a game id"))?),
+        };
+        let mut games = Vec::new();
+        let mut scanned = 0;
+        loop {
+            let batch_size = limit.min(self.list_scan - scanned).max(1);
+            let store = Arc::clone(&self.store);
+            let batch = blocking(move || store.list_summaries(after, batch_size)).await??;
+            let exhausted = batch.len() < batch_size;
+            scanned += batch.len();
+            let batch_len = batch.len();
+            for (i, listed) in batch.into_iter().enumerate() {
+                after = Some(listed.stream);
+                let Some(summary) = self.summary_of(listed).await? else { continue };
+                let kind_ok = filter.kind.as_deref().is_none_or(|k| k == summary.kind);
+                let state_ok = filter.finished.is_none_or(|f| f == summary.status.is_finished());
+                if kind_ok && state_ok {
+                    games.push(summary.listed(game_id(after.expect("just set"))));
+                    if games.len() == limit {
+                        let more = !exhausted || i + 1 < batch_len;
+                        return Ok(GameList { games, next_after: if more { after.map(game_id) } else { None } });
+                    }
+                }
+            }
+            if exhausted {
+                return Ok(GameList { games, next_after: None });
+            }
+            if scanned >= self.list_scan {
+                return Ok(GameList { games, next_after: after.map(game_id) });
+            }
+        }
+    }
+
+    /// A listed game's summary: the stored one when current, else one made
+    /// from the game (and written back). `None` for a game whose log is
+    /// damaged: one damaged log must not hide every other game; reading it
+    /// directly still reports `corrupt_log` and where.
+    async fn summary_of(&self, listed: StreamSummary) -> Result<Option<StoredSummary>, ServiceError> {
+        if let Some(summary) = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)) {
+            return Ok(Some(summary));
+        }
+        match self.described(listed.stream).await {
+            Ok(summary) => Ok(Some(summary)),
+            Err(err @ ServiceError::CorruptLog { .. }) => {
+                tracing::error!(%err, "a game left out of a listing");
+                Ok(None)
+            }
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Describes a game from its state and writes the summary back, so the
+    /// next listing finds it.
+    async fn described(&self, stream: StreamId) -> Result<StoredSummary, ServiceError> {
+        let slot = self.slot_of(stream).await?;
+        let current = slot.current();
+        let last = self.records(&slot, current.version, Some(current.version + 1)).await?;
+        let last_at = last.first().map_or_else(|| slot.meta.created_at.clone(), |record| record.at.clone());
+        let summary = StoredSummary::of(&slot.meta, current.version, &current.status, &last_at);
+        // Refused when the game moved meanwhile: that move wrote its own.
+        let written = self.store.append(AppendRequest::describe(stream, current.version + 1, summary.to_bytes())).await;
+        if let Err(err) = written {
+            tracing::debug!(%err, game = %slot.meta.id, "a game's summary was not written back");
+        }
+        Ok(summary)
+    }
+}
