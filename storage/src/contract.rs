@@ -156,9 +156,14 @@ pub enum StoreError {
     Invalid(String),
     /// The storage backend failed (sled or I/O error, corrupt data). For an
     /// append the outcome is unknown: the records were not acknowledged but
-    /// may reappear after a restart.
+    /// may be found in the stream later (once the store has recovered, or
+    /// after a restart).
     #[error("storage backend failure: {0}")]
     Backend(String),
+    /// The store is failing and recovering (a full or failing disk): the
+    /// operation was refused before anything was written. Retry later.
+    #[error("the event store is unavailable: {0}")]
+    Unavailable(String),
     /// The store was closed.
     #[error("the event store is closed")]
     Closed,
@@ -311,6 +316,14 @@ pub trait EventStore: Send + Sync + 'static {
     /// [`StoreError::Backend`] if the final flush failed (or an earlier group
     /// commit did).
     fn close(&self) -> Result<(), StoreError>;
+
+    /// Whether the store can take appends now: `Err(Unavailable)` while it
+    /// fails and recovers (readiness probes report it), `Err(Closed)` once
+    /// closed.
+    ///
+    /// # Errors
+    /// [`StoreError::Unavailable`] with the reason, [`StoreError::Closed`].
+    fn health(&self) -> Result<(), StoreError>;
 
     /// Counters (appends, records, flushes, commit groups) since opening.
     fn stats(&self) -> StoreStats {

@@ -27,4 +27,4 @@ pub use contract::{
 };
 pub use key::{RecordKey, StreamId};
 pub use memory::MemoryStore;
-pub use sled_store::{Durability, SledOptions, SledStore};
+pub use sled_store::{Durability, RECOVERY_INTERVAL, SledOptions, SledStore};

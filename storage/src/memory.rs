@@ -153,6 +153,10 @@ impl EventStore for MemoryStore {
         self.lock().notices.as_ref().map_or_else(closed_receiver, broadcast::Sender::subscribe)
     }
 
+    fn health(&self) -> Result<(), StoreError> {
+        self.open_state().map(|_| ())
+    }
+
     fn close(&self) -> Result<(), StoreError> {
         // Dropping the sender ends every subscriber's channel.
         self.lock().notices = None;

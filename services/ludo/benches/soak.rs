@@ -116,10 +116,22 @@ struct Mover {
     games: u64,
     /// Sends retried (with the same `request_id`) after a transport error.
     retries: usize,
+    server_pid: u32,
+}
+
+/// An error and its sources, on one line.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
 }
 
 impl Mover {
-    async fn new(base: &str) -> Mover {
+    async fn new(base: &str, server_pid: u32) -> Mover {
         let mut mover = Mover {
             http: reqwest::Client::new(),
             base: base.to_string(),
@@ -128,6 +140,7 @@ impl Mover {
             next: 0,
             games: 0,
             retries: 0,
+            server_pid,
         };
         mover.new_game().await;
         mover
@@ -141,6 +154,16 @@ impl Mover {
         self.games += 1;
         self.moves = playout(self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         self.next = 0;
+    }
+
+    /// The server process's state letter from /proc (R, S, Z for exited, ...).
+    fn server_state(&self) -> String {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.server_pid))
+            .ok()
+            .and_then(|stat| {
+                stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(|s| format!("process state {s}")))
+            })
+            .unwrap_or_else(|| "process gone".into())
     }
 
     /// Submits the next move and returns how long it took to be answered.
@@ -166,9 +189,14 @@ impl Mover {
                 Err(err) if attempts < 3 => {
                     attempts += 1;
                     self.retries += 1;
-                    eprintln!("soak: move send failed ({err}); retrying with the same request_id");
+                    eprintln!(
+                        "soak: move send failed ({}); server {}; retrying with the same request_id",
+                        chain(&err),
+                        self.server_state()
+                    );
+                    tokio::time::sleep(Duration::from_millis(200)).await;
                 }
-                Err(err) => panic!("move send failed {attempts} times: {err}"),
+                Err(err) => panic!("move send failed {attempts} times: {}; server {}", chain(&err), self.server_state()),
             }
         }
         let elapsed = sent.elapsed();
@@ -418,7 +446,15 @@ async fn churn(bench: &Bench, game_a: &str, total: usize) -> Churn {
     }
     let path = format!("/v1/games/{game_a}/stream");
     let started = Instant::now();
-    let mut report = Churn { opened: 0, failures: 0, first_failures: Vec::new(), peak_watchers: 0.0, peak_connections: 0.0, peak_rss_kib: 0, elapsed: Duration::ZERO };
+    let mut report = Churn {
+        opened: 0,
+        failures: 0,
+        first_failures: Vec::new(),
+        peak_watchers: 0.0,
+        peak_connections: 0.0,
+        peak_rss_kib: 0,
+        elapsed: Duration::ZERO,
+    };
     let mut launched = 0;
     let mut batch_no = 0;
     while launched < total {
@@ -890,9 +926,10 @@ fn main() {
     );
     let started = Instant::now();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-    let missed = runtime.block_on(async {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        runtime.block_on(async {
         let http = reqwest::Client::new();
-        let mut mover = Mover::new(&server.base).await;
+        let mut mover = Mover::new(&server.base, pid).await;
         let bench = Bench { base: server.base.clone(), addr: server.addr, pid, http, moves_per_window };
         let game_a = common::create(&bench.http, &bench.base, "cardinal", &["Ann", "Bob"]).await;
         let game_a = game_a["id"].as_str().unwrap().to_string();
@@ -959,8 +996,13 @@ fn main() {
         }
         connect_burst(bench.addr, 1000).await;
         targets.missed
-    });
+    })
+    }));
     drop(runtime);
+    let Ok(missed) = outcome else {
+        server_post_mortem(server);
+        std::process::exit(2);
+    };
 
     let lines = server.terminate();
     let mut problems = std::collections::BTreeMap::<String, usize>::new();
@@ -980,6 +1022,22 @@ fn main() {
         std::process::exit(1);
     }
     println!("soak: every target met");
+}
+
+/// After the benchmark failed: whether the server is still running, how it
+/// ended if not, and the last lines of its log.
+fn server_post_mortem(mut server: common::Server) {
+    std::thread::sleep(Duration::from_millis(500)); // let the log reader catch up
+    match server.child.try_wait() {
+        Ok(Some(status)) => println!("soak: FAILED; the server had exited: {status}"),
+        Ok(None) => println!("soak: FAILED; the server is still running (stopping it)"),
+        Err(err) => println!("soak: FAILED; cannot tell whether the server runs: {err}"),
+    }
+    let lines: Vec<Value> = server.lines.try_iter().collect();
+    println!("the last {} of its {} log lines since it started listening:", lines.len().min(15), lines.len());
+    for line in lines.iter().skip(lines.len().saturating_sub(15)) {
+        println!("  {line}");
+    }
 }
 
 async fn refused(bench: &Bench) -> f64 {

@@ -14,6 +14,13 @@
 //!
 //! All writes go through one dedicated writer thread ([`writer`]) doing group
 //! commit; reads run on the caller's thread.
+//!
+//! A failed write or flush (a full disk, an I/O error) leaves sled's state
+//! unknown and sled latches the error, so the writer refuses appends
+//! (`Unavailable`) and, every [`RECOVERY_INTERVAL`], tries to recover: it
+//! takes the database away from readers, reopens it (sled recovers what
+//! really reached the disk), and puts it back once a probe write and flush
+//! succeed. [`EventStore::health`] reports the failure meanwhile.
 
 mod fsync;
 #[cfg(test)]
@@ -77,6 +84,9 @@ const LOCK_WAIT: Duration = Duration::from_secs(3);
 /// (they are re-read from the last key on next use).
 const MAX_CACHED_STREAMS: usize = 1 << 20;
 
+/// How often a failed store tries to reopen its database.
+pub const RECOVERY_INTERVAL: Duration = Duration::from_secs(2);
+
 /// An event store on sled with group commit. See [`Durability`] for what an
 /// acknowledged append survives.
 ///
@@ -85,9 +95,6 @@ const MAX_CACHED_STREAMS: usize = 1 << 20;
 /// joined and sled's file lock is released.
 #[derive(Debug)]
 pub struct SledStore {
-    /// The sled handles; `None` once closed, so that closing releases sled's
-    /// file lock even while the store value itself lives on.
-    handles: RwLock<Option<Arc<Handles>>>,
     shared: Arc<Shared>,
     /// Queue to the writer; `None` once closed.
     jobs: RwLock<Option<mpsc::Sender<Job>>>,
@@ -106,8 +113,18 @@ struct Handles {
 }
 
 /// State shared by the writer and the readers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
+    /// Where the database lives (the writer reopens it there).
+    dir: std::path::PathBuf,
+    options: SledOptions,
+    /// The sled handles; `None` while the writer reopens the database after
+    /// a failure, and once closed (so that closing releases sled's file lock
+    /// even while the store value itself lives on).
+    handles: RwLock<Option<Arc<Handles>>>,
+    /// Why appends are refused, while they are (the writer is recovering).
+    failure: Mutex<Option<String>>,
+    closed: std::sync::atomic::AtomicBool,
     /// Streams the writer has touched since opening. An entry exists whenever
     /// the records tree may hold records of that stream that are not durable
     /// yet (the writer inserts it before writing), which is what lets readers
@@ -135,6 +152,10 @@ struct Counters {
 }
 
 impl Shared {
+    fn failure(&self) -> MutexGuard<'_, Option<String>> {
+        self.failure.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn streams(&self) -> MutexGuard<'_, HashMap<StreamId, StreamState>> {
         // The map is consistent between statements: poison is harmless.
         self.streams.lock().unwrap_or_else(PoisonError::into_inner)
@@ -163,39 +184,36 @@ impl SledStore {
     /// writer thread cannot be started.
     pub fn open(dir: &Path, options: SledOptions) -> Result<SledStore, StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| backend("creating the data directory", e))?;
-        let db = open_db(dir)?;
-        let records = db.open_tree(RECORDS_TREE).map_err(|e| backend("opening the records tree", e))?;
-        let sealed = db.open_tree(SEALED_TREE).map_err(|e| backend("opening the sealed tree", e))?;
-        let summaries = db.open_tree(SUMMARIES_TREE).map_err(|e| backend("opening the summaries tree", e))?;
-        let syncer = match options.durability {
-            Durability::Flush => None,
-            Durability::Fsync => Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?),
-        };
-        let handles = Arc::new(Handles { db, records, sealed, summaries });
-        let shared = Arc::new(Shared::default());
+        let (handles, syncer) = open_handles(dir, options)?;
+        let shared = Arc::new(Shared {
+            dir: dir.to_path_buf(),
+            options,
+            handles: RwLock::new(Some(Arc::clone(&handles))),
+            failure: Mutex::new(None),
+            closed: std::sync::atomic::AtomicBool::new(false),
+            streams: Mutex::default(),
+            counters: Counters::default(),
+            #[cfg(test)]
+            hooks: tests::Hooks::default(),
+        });
         let (jobs, queue) = mpsc::channel();
         let (notices, _) = broadcast::channel(NOTICE_BUFFER);
-        let writer = Writer::new(Arc::clone(&handles), Arc::clone(&shared), queue, notices.clone(), syncer);
+        let writer = Writer::new(handles, Arc::clone(&shared), queue, notices.clone(), syncer);
         let thread = std::thread::Builder::new()
             .name("ludo-sled-write".into())
             .spawn(move || writer.run())
             .map_err(|e| backend("starting the writer thread", e))?;
-        Ok(SledStore {
-            handles: RwLock::new(Some(handles)),
-            shared,
-            jobs: RwLock::new(Some(jobs)),
-            notices: Mutex::new(Some(notices)),
-            writer: Mutex::new(Some(thread)),
-        })
+        Ok(SledStore { shared, jobs: RwLock::new(Some(jobs)), notices: Mutex::new(Some(notices)), writer: Mutex::new(Some(thread)) })
     }
 
     /// Runs `f` on the open handles (holding them against a concurrent
-    /// close), or answers `Closed`.
+    /// close or reopening), or answers `Closed` or `Unavailable`.
     fn with_handles<T>(&self, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let handles = self.handles.read().unwrap_or_else(PoisonError::into_inner);
+        let handles = self.shared.handles.read().unwrap_or_else(PoisonError::into_inner);
         match handles.as_deref() {
             Some(handles) => f(handles),
-            None => Err(StoreError::Closed),
+            None if self.shared.closed.load(Ordering::Acquire) => Err(StoreError::Closed),
+            None => Err(StoreError::Unavailable(self.shared.failure().clone().unwrap_or_else(|| "the store is reopening".into()))),
         }
     }
 
@@ -211,9 +229,24 @@ impl SledStore {
         };
         drop(self.notices.lock().unwrap_or_else(PoisonError::into_inner).take());
         // Last handles: sled stops its flusher and releases the file lock.
-        drop(self.handles.write().unwrap_or_else(PoisonError::into_inner).take());
+        self.shared.closed.store(true, Ordering::Release);
+        drop(self.shared.handles.write().unwrap_or_else(PoisonError::into_inner).take());
         result
     }
+}
+
+/// Opens the database in `dir`: sled, its trees, and (in `Fsync` mode) the
+/// file syncer.
+fn open_handles(dir: &Path, options: SledOptions) -> Result<(Arc<Handles>, Option<fsync::FileSyncer>), StoreError> {
+    let db = open_db(dir)?;
+    let records = db.open_tree(RECORDS_TREE).map_err(|e| backend("opening the records tree", e))?;
+    let sealed = db.open_tree(SEALED_TREE).map_err(|e| backend("opening the sealed tree", e))?;
+    let summaries = db.open_tree(SUMMARIES_TREE).map_err(|e| backend("opening the summaries tree", e))?;
+    let syncer = match options.durability {
+        Durability::Flush => None,
+        Durability::Fsync => Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?),
+    };
+    Ok((Arc::new(Handles { db, records, sealed, summaries }), syncer))
 }
 
 /// Opens sled in `dir`, waiting a little for a file lock that a store of this
@@ -336,6 +369,16 @@ impl EventStore for SledStore {
 
     fn subscribe(&self) -> broadcast::Receiver<Appended> {
         self.notices.lock().unwrap_or_else(PoisonError::into_inner).as_ref().map_or_else(closed_receiver, broadcast::Sender::subscribe)
+    }
+
+    fn health(&self) -> Result<(), StoreError> {
+        if self.shared.closed.load(Ordering::Acquire) {
+            return Err(StoreError::Closed);
+        }
+        match self.shared.failure().clone() {
+            Some(reason) => Err(StoreError::Unavailable(reason)),
+            None => Ok(()),
+        }
     }
 
     fn close(&self) -> Result<(), StoreError> {

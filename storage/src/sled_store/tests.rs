@@ -195,7 +195,7 @@ fn readers_never_see_records_before_they_are_durable() {
     drop(drain);
     held.reached();
     // Written to sled, not flushed: in the tree, invisible through the store.
-    let handles = store.handles.read().expect("lock").clone().expect("open");
+    let handles = store.shared.handles.read().expect("lock").clone().expect("open");
     assert!(handles.records.contains_key(RecordKey::new(old, 1).to_bytes()).expect("tree"));
     assert!(handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
     drop(handles);
@@ -245,10 +245,11 @@ fn a_failed_flush_fails_the_whole_group_and_later_appends() {
         assert_eq!(store.next_seq(a), Ok(1));
         assert_eq!(store.next_seq(b), Ok(0));
         assert_eq!(store.list_streams(None, 10), Ok(vec![a]));
-        // The store refuses appends until reopened.
+        // The store refuses appends (nothing written) until it recovers, and says so.
         let later = store.append(AppendRequest::at(a, 1, vec![record(a, 1)])).wait();
-        assert!(matches!(later, Err(StoreError::Backend(_))), "{later:?}");
-        assert!(matches!(store.close(), Err(StoreError::Backend(_))));
+        assert!(matches!(later, Err(StoreError::Unavailable(_))), "{later:?}");
+        assert!(matches!(store.health(), Err(StoreError::Unavailable(_))));
+        assert!(matches!(store.close(), Err(StoreError::Unavailable(_))));
     }
     // After reopening, the unacknowledged group's outcome is whatever reached
     // the disk, but each stream is whole and appends work again.
@@ -284,7 +285,7 @@ fn corrupt_keys_are_reported_not_panicked_on() {
     let store = open(dir.path(), Durability::Flush);
     let id = stream(4);
     store.append(AppendRequest::create(id, vec![record(id, 0)], None)).wait().expect("create");
-    let handles = store.handles.read().expect("lock").clone().expect("open");
+    let handles = store.shared.handles.read().expect("lock").clone().expect("open");
     // A 20-byte key inside stream 4's range, and a gap (seq 5 after 0).
     let mut short = id.0.to_vec();
     short.extend_from_slice(&[0, 0, 0, 9]);
@@ -294,8 +295,35 @@ fn corrupt_keys_are_reported_not_panicked_on() {
     assert!(matches!(store.read(id, 0, None), Err(StoreError::Backend(_))));
     assert!(matches!(store.list_streams(None, 10), Ok(_) | Err(StoreError::Backend(_))));
     let other = stream(9);
-    let handles = store.handles.read().expect("lock").clone().expect("open");
+    let handles = store.shared.handles.read().expect("lock").clone().expect("open");
     handles.records.insert(&other.0[..3], b"?".as_slice()).expect("insert");
     drop(handles);
     assert!(matches!(store.list_streams(None, 10), Err(StoreError::Backend(_))));
+}
+
+#[test]
+fn a_failed_store_recovers_by_itself_and_takes_appends_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = stream(1);
+    let store = open(dir.path(), Durability::Flush);
+    store.append(AppendRequest::create(a, vec![record(a, 0)], None)).wait().expect("create a");
+    assert_eq!(store.health(), Ok(()));
+    store.shared.hooks.fail_next_flush.store(true, Ordering::SeqCst);
+    let failed = store.append(AppendRequest::at(a, 1, vec![record(a, 1)])).wait();
+    assert!(matches!(failed, Err(StoreError::Backend(_))), "the failed group's outcome is unknown: {failed:?}");
+    assert!(matches!(store.health(), Err(StoreError::Unavailable(_))));
+    // Within a recovery interval or two, the database is reopened.
+    let deadline = std::time::Instant::now() + 5 * crate::RECOVERY_INTERVAL;
+    while store.health().is_err() {
+        assert!(std::time::Instant::now() < deadline, "the store never recovered: {:?}", store.health());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // The failed append was written before its flush failed: after the
+    // reopening it is there, whole, and the stream goes on after it.
+    let next = store.next_seq(a).expect("next");
+    assert!(next == 1 || next == 2, "{next}");
+    assert_eq!(store.read(a, 0, None).expect("read").len() as u64, next);
+    store.append(AppendRequest::at(a, next, vec![record(a, next)])).wait().expect("appends work again");
+    assert_eq!(store.next_seq(a), Ok(next + 1));
+    store.close().expect("close");
 }

@@ -13,16 +13,16 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc;
+use std::sync::{Arc, PoisonError, mpsc};
+use std::time::Instant;
 
 use sled::Transactional;
 use sled::transaction::{ConflictableTransactionError, TransactionError};
 use tokio::sync::{broadcast, oneshot};
 
 use super::fsync::FileSyncer;
-use super::{Handles, MAX_CACHED_STREAMS, Shared, StreamState, backend, stored_next};
+use super::{Handles, MAX_CACHED_STREAMS, RECOVERY_INTERVAL, Shared, StreamState, backend, open_handles, stored_next};
 use crate::contract::{AppendRequest, Appended, StoreError};
 use crate::key::{RecordKey, StreamId};
 
@@ -53,15 +53,19 @@ pub(super) struct Job {
 
 /// The writer thread's state.
 pub(super) struct Writer {
-    handles: Arc<Handles>,
+    /// The open database; `None` while a recovery could not reopen it.
+    handles: Option<Arc<Handles>>,
     shared: Arc<Shared>,
     queue: mpsc::Receiver<Job>,
     notices: broadcast::Sender<Appended>,
     syncer: Option<FileSyncer>,
     /// Set when a group's write or flush failed: the state of the files is
-    /// then unknown, so every later append is refused until the store is
-    /// reopened (and sled recovers what really reached the disk).
+    /// then unknown (and sled latches the error), so every later append is
+    /// refused until the database is reopened and sled has recovered what
+    /// really reached the disk.
     failure: Option<StoreError>,
+    /// When the last recovery was tried.
+    last_recovery: Instant,
 }
 
 impl Writer {
@@ -72,13 +76,33 @@ impl Writer {
         notices: broadcast::Sender<Appended>,
         syncer: Option<FileSyncer>,
     ) -> Self {
-        Writer { handles, shared, queue, notices, syncer, failure: None }
+        Writer { handles: Some(handles), shared, queue, notices, syncer, failure: None, last_recovery: Instant::now() }
+    }
+
+    /// The next queued append; while failed, also wakes up every
+    /// [`RECOVERY_INTERVAL`] to try to recover. `None` once the queue's
+    /// sender is dropped and the queue is drained.
+    fn next_job(&mut self) -> Option<Job> {
+        loop {
+            if self.failure.is_none() {
+                return self.queue.recv().ok();
+            }
+            if self.last_recovery.elapsed() >= RECOVERY_INTERVAL {
+                self.recover();
+                continue;
+            }
+            match self.queue.recv_timeout(RECOVERY_INTERVAL.saturating_sub(self.last_recovery.elapsed())) {
+                Ok(job) => return Some(job),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
     }
 
     /// Commits groups until the queue's sender is dropped and the queue is
     /// drained, then flushes a last time.
     pub(super) fn run(mut self) -> Result<(), StoreError> {
-        while let Ok(first) = self.queue.recv() {
+        while let Some(first) = self.next_job() {
             #[cfg(test)]
             self.shared.hooks.checkpoint(super::tests::Point::BeforeDrain);
             let mut bytes = first.request.payload_len();
@@ -98,6 +122,40 @@ impl Writer {
             return Err(failure);
         }
         self.flush()
+    }
+
+    /// Tries to leave the failed state: takes the database away from readers
+    /// (they answer `Unavailable` meanwhile), drops every handle so sled lets
+    /// go of its files, reopens it, and puts it back once a probe write and a
+    /// flush succeed. Stream states are forgotten: they are re-read from what
+    /// sled recovered.
+    fn recover(&mut self) {
+        self.last_recovery = Instant::now();
+        drop(self.shared.handles.write().unwrap_or_else(PoisonError::into_inner).take());
+        drop(self.handles.take());
+        self.syncer = None;
+        let reopened = open_handles(&self.shared.dir, self.shared.options).and_then(|(handles, syncer)| {
+            probe(&handles)?;
+            Ok((handles, syncer))
+        });
+        match reopened {
+            Ok((handles, syncer)) => {
+                self.shared.streams().clear();
+                *self.shared.handles.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&handles));
+                (self.handles, self.syncer, self.failure) = (Some(handles), syncer, None);
+                *self.shared.failure() = None;
+                tracing::info!(dir = %self.shared.dir.display(), "the event store recovered: appends are taken again");
+            }
+            Err(error) => {
+                tracing::warn!(%error, retry_in = ?RECOVERY_INTERVAL, "the event store is still failing");
+                *self.shared.failure() = Some(format!("recovering from a failed write; last attempt: {error}"));
+            }
+        }
+    }
+
+    /// The open database, unless a recovery left it closed.
+    fn handles(&self) -> Result<&Handles, StoreError> {
+        self.handles.as_deref().ok_or_else(|| StoreError::Unavailable("the database is being reopened".into()))
     }
 
     /// Decides, writes, flushes and answers one group.
@@ -144,10 +202,16 @@ impl Writer {
             committed = self.shared.hooks.injected_flush_failure();
         }
         if let Err(error) = committed {
-            let failure = StoreError::Backend(format!("group commit failed, appends are refused until the store is reopened: {error}"));
-            self.failure = Some(failure.clone());
+            // The group's outcome is unknown: whatever reached the disk shows
+            // once the database is reopened. Later appends are refused
+            // (nothing written) until then.
+            tracing::error!(%error, "a group commit failed: appends are refused until the event store recovers");
+            let outcome = StoreError::Backend(format!("group commit failed; this append may or may not be stored: {error}"));
+            self.failure = Some(StoreError::Unavailable(format!("a group commit failed: {error}")));
+            *self.shared.failure() = Some(format!("a group commit failed: {error}"));
+            self.last_recovery = Instant::now();
             for (reply, _) in answers {
-                let _ = reply.send(Err(failure.clone()));
+                let _ = reply.send(Err(outcome.clone()));
             }
             return;
         }
@@ -199,7 +263,7 @@ impl Writer {
         }
         // Not cached: nothing of this stream is pending, the tree is durable.
         // Read without holding the map's lock (readers use it).
-        let next = stored_next(&self.handles.records, stream)?;
+        let next = stored_next(&self.handles()?.records, stream)?;
         match self.shared.streams().entry(stream) {
             // Only this thread inserts entries.
             Entry::Occupied(entry) => Ok(entry.get().next),
@@ -224,7 +288,7 @@ impl Writer {
     /// since all appends of a stream within the group share one atomic write,
     /// a stream can never show a gap.
     fn write(&self, writes: Vec<Accepted>) -> Result<(), StoreError> {
-        let Handles { records, sealed: sealed_tree, summaries, .. } = &*self.handles;
+        let Handles { records, sealed: sealed_tree, summaries, .. } = self.handles()?;
         // Summaries go in after every record of the group, each stamped with
         // the record count it describes (see the module docs of `sled_store`).
         let mut described: HashMap<StreamId, (u64, Vec<u8>)> = HashMap::new();
@@ -296,7 +360,7 @@ impl Writer {
 
     /// One flush of everything written so far (plus an fsync in `Fsync` mode).
     fn flush(&mut self) -> Result<(), StoreError> {
-        self.handles.db.flush().map_err(|e| backend("flushing sled", e))?;
+        self.handles()?.db.flush().map_err(|e| backend("flushing sled", e))?;
         if let Some(syncer) = &mut self.syncer {
             syncer.sync().map_err(|e| backend("fsync", e))?;
         }
@@ -320,4 +384,13 @@ impl Writer {
             let _ = reply.send(decision);
         }
     }
+}
+
+/// Writes and flushes a marker: whether the reopened database takes writes.
+fn probe(handles: &Handles) -> Result<(), StoreError> {
+    let health = handles.db.open_tree("health").map_err(|e| backend("opening the health tree", e))?;
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    health.insert("probe", &now.to_be_bytes()[..]).map_err(|e| backend("writing the probe", e))?;
+    handles.db.flush().map_err(|e| backend("flushing the probe", e))?;
+    Ok(())
 }

@@ -842,6 +842,25 @@ impl GameService {
         Ok(ImportedGame { id: verified.header.game_id, kind: verified.header.kind, version, status })
     }
 
+    /// Whether the service can take moves now: not while it shuts down, nor
+    /// while its store is failing (a full or failing disk; it recovers by
+    /// itself when it can). Readiness probes report it.
+    ///
+    /// # Errors
+    /// Why not, for a person.
+    pub fn ready(&self) -> Result<(), String> {
+        if *self.closing.borrow() {
+            return Err("the server is shutting down".into());
+        }
+        self.store.health().map_err(|err| err.to_string())
+    }
+
+    /// Whether the store is closed for good (after [`Self::shutdown`]).
+    #[must_use]
+    pub fn is_closed(&self) -> bool {
+        matches!(self.store.health(), Err(StoreError::Closed))
+    }
+
     /// Ends every live stream: the first step of a graceful shutdown, taken
     /// before waiting for open connections to finish.
     pub fn begin_shutdown(&self) {

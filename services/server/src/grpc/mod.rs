@@ -21,7 +21,9 @@ use status::{from_service, invalid, unauthorized};
 /// The gRPC routes: `ludo.v1.Ludo`, health and reflection (v1 and v1alpha).
 pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axum::Router {
     let (health, health_service) = tonic_health::server::health_reporter();
-    health.set_serving::<LudoServer<Api>>().await;
+    // The first status is set before the server answers anything.
+    let serving = sync_health(&health, &service, None).await;
+    tokio::spawn(report_health(health, Arc::clone(&service), serving));
     let reflection_v1 = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(ludo_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -43,6 +45,38 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
         .add_service(reflection_v1alpha)
         .into_axum_router()
         .layer(axum::middleware::map_request(guard::guard))
+}
+
+/// How often gRPC health is brought in line with the service's readiness.
+const HEALTH_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// Keeps gRPC health (`""` and `ludo.v1.Ludo`) in line with the service's
+/// readiness: `SERVING` when it takes moves, `NOT_SERVING` while its store
+/// fails or it shuts down. Ends once the store is closed.
+async fn report_health(health: tonic_health::server::HealthReporter, service: Arc<GameService>, mut serving: bool) {
+    while !service.is_closed() {
+        tokio::time::sleep(HEALTH_INTERVAL).await;
+        serving = sync_health(&health, &service, Some(serving)).await;
+    }
+    sync_health(&health, &service, Some(serving)).await;
+}
+
+/// Sets gRPC health from the service's readiness when it changed from `was`;
+/// returns whether it serves.
+async fn sync_health(health: &tonic_health::server::HealthReporter, service: &GameService, was: Option<bool>) -> bool {
+    let ready = service.ready();
+    if was != Some(ready.is_ok()) {
+        let status = match &ready {
+            Ok(()) => tonic_health::ServingStatus::Serving,
+            Err(reason) => {
+                tracing::warn!(%reason, "not ready");
+                tonic_health::ServingStatus::NotServing
+            }
+        };
+        health.set_service_status("", status).await;
+        health.set_service_status(<LudoServer<Api> as tonic::server::NamedService>::NAME, status).await;
+    }
+    ready.is_ok()
 }
 
 /// The `ludo.v1.Ludo` service.

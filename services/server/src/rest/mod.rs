@@ -50,6 +50,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(export_game))
         .routes(routes!(stream_game))
         .routes(routes!(health))
+        .routes(routes!(ready))
         .routes(routes!(metrics))
         .merge(
             OpenApiRouter::new()
@@ -388,10 +389,10 @@ async fn stream_game(
     Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
 }
 
-/// Liveness answer.
+/// Liveness or readiness answer.
 #[derive(Serialize, Deserialize, ToSchema)]
 pub struct Health {
-    /// Always `ok` when the server answers.
+    /// `ok` (`/healthz`) or `ready` (`/readyz`).
     pub status: String,
 }
 
@@ -406,8 +407,27 @@ async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], app.service.metrics_text())
 }
 
-/// Liveness check.
+/// Liveness check: the process answers. Restart it when this fails; see
+/// `/readyz` for whether it can take moves.
 #[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "The server is up", body = Health)))]
 async fn health() -> Json<Health> {
     Json(Health { status: "ok".into() })
+}
+
+/// Readiness check: `200` when the server takes moves, `503 not_ready` while
+/// its store fails (a full or failing disk: it recovers by itself once
+/// writes succeed again) or while it shuts down. gRPC health reports the
+/// same (`NOT_SERVING`).
+#[utoipa::path(
+    get, path = "/readyz", tag = "operations",
+    responses(
+        (status = 200, description = "The server takes moves", body = Health),
+        (status = 503, description = "not_ready: the store is failing or the server is shutting down; `detail` says which", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn ready(State(app): State<AppState>) -> Result<Json<Health>> {
+    match app.service.ready() {
+        Ok(()) => Ok(Json(Health { status: "ready".into() })),
+        Err(reason) => Err(Problem::new(StatusCode::SERVICE_UNAVAILABLE, "not_ready", reason)),
+    }
 }
