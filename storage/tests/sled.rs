@@ -151,3 +151,36 @@ fn opening_a_directory_in_use_or_a_file_fails_cleanly() {
     let on_file = SledStore::open(&file, SledOptions::default());
     assert!(matches!(on_file, Err(StoreError::Backend(_))), "{on_file:?}");
 }
+
+#[cfg(unix)]
+#[test]
+fn the_data_directory_is_owner_only_new_or_old() {
+    use std::os::unix::fs::PermissionsExt;
+    let shared = |dir: &std::path::Path| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(path) = pending.pop() {
+            let meta = std::fs::metadata(&path).unwrap();
+            if meta.is_dir() {
+                pending.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            }
+            if meta.permissions().mode() & 0o077 != 0 {
+                out.push(format!("{} {:o}", path.display(), meta.permissions().mode() & 0o777));
+            }
+        }
+        out
+    };
+    let parent = tempfile::tempdir().expect("tempdir");
+    let fresh = parent.path().join("a").join("data");
+    let store = SledStore::open(&fresh, SledOptions::default()).expect("open");
+    assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(shared(&fresh), Vec::<String>::new());
+    store.close().expect("close");
+    // A directory left readable by an older version, with a stray file.
+    std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(fresh.join("notes.txt"), "x").unwrap();
+    std::fs::set_permissions(fresh.join("notes.txt"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let store = SledStore::open(&fresh, SledOptions::default()).expect("reopen");
+    assert_eq!(shared(&fresh), Vec::<String>::new());
+    store.close().expect("close");
+}

@@ -218,32 +218,30 @@ fn init_logging(format: LogFormat) {
     }
 }
 
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(err) = tokio::signal::ctrl_c().await {
-            tracing::error!(%err, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
+/// Resolves on Ctrl-C or SIGTERM. The handlers are installed now, before the
+/// server says it listens: a signal sent as soon as it does is not lost (nor
+/// does it kill the process, the default action).
+#[cfg(unix)]
+fn shutdown_signal() -> Result<impl Future<Output = ()>, String> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(|e| format!("cannot listen for Ctrl-C: {e}"))?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(|e| format!("cannot listen for SIGTERM: {e}"))?;
+    Ok(async move {
+        tokio::select! {
+            _ = interrupt.recv() => tracing::info!("Ctrl-C received"),
+            _ = terminate.recv() => tracing::info!("SIGTERM received"),
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(err) => {
-                tracing::error!(%err, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
+    })
+}
+
+/// Resolves on Ctrl-C.
+#[cfg(not(unix))]
+fn shutdown_signal() -> Result<impl Future<Output = ()>, String> {
+    Ok(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            tracing::info!("Ctrl-C received");
         }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => tracing::info!("Ctrl-C received"),
-        () = terminate => tracing::info!("SIGTERM received"),
-    }
+    })
 }
 
 async fn serve(args: ServeArgs) -> Result<(), String> {
@@ -269,7 +267,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let mut config = args.limits.config();
     config.connections.max_connections = fit_descriptor_limit(config.connections.max_connections);
     let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-    ludo_server::run_with(listener, service, config, shutdown_signal()).await.map_err(|e| e.to_string())
+    let shutdown = shutdown_signal()?;
+    ludo_server::run_with(listener, service, config, shutdown).await.map_err(|e| e.to_string())
 }
 
 fn verify(args: &VerifyArgs) -> ExitCode {
@@ -345,6 +344,9 @@ async fn export(args: ExportArgs) -> Result<Vec<u8>, String> {
 }
 
 fn main() -> ExitCode {
+    // Whatever this process creates (the store's files hold every running
+    // game's seed) is its owner's alone.
+    rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
     let cli = Cli::parse();
     match cli.command {
         Command::Verify(args) => verify(&args),

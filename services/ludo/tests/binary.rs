@@ -120,3 +120,58 @@ async fn verify_and_export_work_offline_and_sigterm_ends_live_streams() {
     let records = |bytes: &[u8]| bytes.split(|&b| b == b'\n').skip(1).map(<[u8]>::to_vec).collect::<Vec<_>>();
     assert_eq!(records(&offline.stdout), records(&export));
 }
+
+/// Every path under `dir` whose mode gives anything to group or others.
+fn shared_paths(dir: &std::path::Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            pending.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        }
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            out.push(format!("{} {mode:o}", path.display()));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_data_directory_and_its_files_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    // A new data directory.
+    let fresh = parent.path().join("fresh");
+    let server = start(&fresh);
+    let http = reqwest::Client::new();
+    let created = create(&http, &server.base, "kardinal", &["Ann", "Bob", "Cid"]).await;
+    for _ in 0..5 {
+        assert!(common::play_one(&http, &server.base, &created).await);
+    }
+    server.terminate();
+    assert_eq!(std::fs::metadata(&fresh).unwrap().permissions().mode() & 0o777, 0o700);
+    assert_eq!(shared_paths(&fresh), Vec::<String>::new(), "the seeds of running games are their owner's alone");
+
+    // A data directory written before this rule, readable by everyone.
+    let old = parent.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    {
+        let store = ludo_storage::SledStore::open(&old, ludo_storage::SledOptions::default()).unwrap();
+        ludo_storage::EventStore::close(&store).unwrap();
+    }
+    std::fs::set_permissions(&old, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for entry in std::fs::read_dir(&old).unwrap() {
+        let path = entry.unwrap().path();
+        let mode = if path.is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    assert!(!shared_paths(&old).is_empty());
+    let server = start(&old);
+    let early = server.early.clone();
+    let lines = server.terminate();
+    assert_eq!(shared_paths(&old), Vec::<String>::new(), "made owner-only when opened");
+    assert!(early.iter().chain(&lines).any(|l| l["message"].as_str().is_some_and(|m| m.contains("made owner-only"))), "and said so");
+}

@@ -183,8 +183,11 @@ impl SledStore {
     /// cannot open it (another process holds it, corrupt files …), or the
     /// writer thread cannot be started.
     pub fn open(dir: &Path, options: SledOptions) -> Result<SledStore, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|e| backend("creating the data directory", e))?;
+        create_private_dir(dir)?;
         let (handles, syncer) = open_handles(dir, options)?;
+        // The store holds every running game's seed: owner-only, also for a
+        // directory (and the files sled just created) from before this rule.
+        make_private(dir).map_err(|e| backend("making the data directory owner-only", e))?;
         let shared = Arc::new(Shared {
             dir: dir.to_path_buf(),
             options,
@@ -233,6 +236,48 @@ impl SledStore {
         drop(self.shared.handles.write().unwrap_or_else(PoisonError::into_inner).take());
         result
     }
+}
+
+/// Creates `dir` (and missing parents) owner-only: 0700.
+fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(|e| backend("creating the data directory", e))
+    }
+    #[cfg(not(unix))]
+    std::fs::create_dir_all(dir).map_err(|e| backend("creating the data directory", e))
+}
+
+/// Takes every permission of group and others off `dir` and everything in
+/// it (0700 directories, 0600 files), saying so when it changes anything.
+fn make_private(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut tightened = 0;
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(path) = pending.pop() {
+            let meta = std::fs::symlink_metadata(&path)?;
+            if meta.file_type().is_symlink() {
+                continue;
+            }
+            if meta.is_dir() {
+                pending.extend(std::fs::read_dir(&path)?.map(|entry| entry.map(|e| e.path())).collect::<Result<Vec<_>, _>>()?);
+            }
+            let mode = meta.permissions().mode();
+            if mode & 0o077 != 0 {
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode & 0o700))?;
+                tightened += 1;
+            }
+        }
+        if tightened > 0 {
+            tracing::warn!(dir = %dir.display(), tightened, "the data directory was readable by others: made owner-only");
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 /// Opens the database in `dir`: sled, its trees, and (in `Fsync` mode) the
