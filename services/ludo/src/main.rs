@@ -32,6 +32,18 @@ enum Command {
     Verify(VerifyArgs),
     /// Export a game's record from a data directory (of a stopped server).
     Export(ExportArgs),
+    /// Health probe for containers (no shell or curl needed): GET the URL,
+    /// exit 0 on a 2xx answer and 1 on anything else, within the timeout.
+    Probe(ProbeArgs),
+}
+
+#[derive(clap::Args)]
+struct ProbeArgs {
+    /// What to GET, e.g. `http://127.0.0.1:8080/readyz`.
+    url: String,
+    /// Longest wait for the whole answer.
+    #[arg(long, value_parser = humantime::parse_duration, default_value = "2s")]
+    timeout: Duration,
 }
 
 #[derive(clap::Args)]
@@ -343,6 +355,28 @@ async fn export(args: ExportArgs) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// GETs `url` over HTTP/1.1; the answer's status code.
+async fn probe(url: &str) -> Result<u16, String> {
+    let uri: hyper::Uri = url.parse().map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(format!("`{url}`: only http:// URLs are probed"));
+    }
+    let host = uri.host().ok_or_else(|| format!("`{url}` has no host"))?;
+    let port = uri.port_u16().unwrap_or(80);
+    let tcp = tokio::net::TcpStream::connect((host, port)).await.map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(tcp)).await.map_err(|e| format!("HTTP handshake: {e}"))?;
+    tokio::spawn(connection);
+    let authority = uri.authority().map_or_else(|| host.to_string(), ToString::to_string);
+    let request = hyper::Request::get(uri.path_and_query().map_or("/", |p| p.as_str()))
+        .header(hyper::header::HOST, authority)
+        .header(hyper::header::USER_AGENT, "ludo-probe")
+        .body(http_body_util::Empty::<hyper::body::Bytes>::new())
+        .map_err(|e| e.to_string())?;
+    let answer = sender.send_request(request).await.map_err(|e| format!("GET {url}: {e}"))?;
+    Ok(answer.status().as_u16())
+}
+
 fn main() -> ExitCode {
     // Whatever this process creates (the store's files hold every running
     // game's seed) is its owner's alone.
@@ -359,6 +393,24 @@ fn main() -> ExitCode {
                 }
                 Err(err) => {
                     eprintln!("ludo export: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Probe(args) => {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+            match runtime.block_on(async { tokio::time::timeout(args.timeout, probe(&args.url)).await }) {
+                Ok(Ok(status)) if (200..300).contains(&status) => ExitCode::SUCCESS,
+                Ok(Ok(status)) => {
+                    eprintln!("ludo probe: {} answered {status}", args.url);
+                    ExitCode::FAILURE
+                }
+                Ok(Err(err)) => {
+                    eprintln!("ludo probe: {err}");
+                    ExitCode::FAILURE
+                }
+                Err(_) => {
+                    eprintln!("ludo probe: no answer from {} within {:?}", args.url, args.timeout);
                     ExitCode::FAILURE
                 }
             }

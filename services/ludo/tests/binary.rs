@@ -175,3 +175,28 @@ async fn the_data_directory_and_its_files_are_owner_only() {
     assert_eq!(shared_paths(&old), Vec::<String>::new(), "made owner-only when opened");
     assert!(early.iter().chain(&lines).any(|l| l["message"].as_str().is_some_and(|m| m.contains("made owner-only"))), "and said so");
 }
+
+#[test]
+fn probe_exits_0_on_a_2xx_answer_and_1_otherwise() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path());
+    let probe = |url: &str| ludo(&["probe", "--timeout", "2s", url]);
+    assert!(probe(&format!("{}/readyz", server.base)).status.success());
+    assert!(probe(&format!("{}/healthz", server.base)).status.success());
+    let missing = probe(&format!("{}/no-such-thing", server.base));
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("404"));
+    server.terminate();
+    // Nobody listening, or a listener that never answers.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    assert_eq!(probe(&format!("http://127.0.0.1:{port}/readyz")).status.code(), Some(1));
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let started = std::time::Instant::now();
+    let mute = ludo(&["probe", "--timeout", "300ms", &format!("http://{}/readyz", silent.local_addr().unwrap())]);
+    assert_eq!(mute.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&mute.stderr).contains("no answer"), "{}", String::from_utf8_lossy(&mute.stderr));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(ludo(&["probe", "https://127.0.0.1/"]).status.code(), Some(1), "only http");
+}
