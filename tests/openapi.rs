@@ -31,7 +31,7 @@ fn refs<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
 
 #[test]
 fn the_committed_document_matches_the_code() {
-    let generated = serde_json::to_value(ludo_server::openapi()).unwrap();
+    let generated = ludo_server::openapi();
     assert!(
         generated == committed(),
         "openapi/openapi.json drifted from the code: run `cargo run -p ludo -- openapi > openapi/openapi.json`"
@@ -46,8 +46,8 @@ fn the_document_is_openapi_3_1_and_self_contained() {
     refs(&doc, &mut targets);
     assert!(targets.len() > 20, "the schemas are referenced, not inlined away");
     for target in targets {
-        let name = target.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("external reference {target}"));
-        assert!(doc["components"]["schemas"].get(name).is_some(), "dangling reference {target}");
+        let pointer = target.strip_prefix('#').unwrap_or_else(|| panic!("external reference {target}"));
+        assert!(doc.pointer(pointer).is_some(), "dangling reference {target}");
     }
     for path in [
         "/v1/kinds",
@@ -61,9 +61,27 @@ fn the_document_is_openapi_3_1_and_self_contained() {
         assert!(doc["paths"].get(path).is_some(), "{path} is not documented");
     }
     assert_eq!(doc["components"]["securitySchemes"]["seat_token"]["scheme"], "bearer");
+    // Every union is discriminated: a oneOf of named schemas with a mapping.
+    // Two are told apart otherwise, and still match exactly one member: a
+    // verify report may carry no kind at all (an unreadable export), and a
+    // stream event's data is named by its SSE `event:` line.
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        if let Some(members) = schema.get("oneOf").and_then(Value::as_array) {
+            let nullable = members.iter().any(|m| m.get("type") == Some(&Value::String("null".into())));
+            if nullable || name == "VerifyReport" || name == "StreamData" {
+                continue;
+            }
+            let mapping = schema.pointer("/discriminator/mapping").and_then(Value::as_object);
+            assert!(mapping.is_some_and(|m| m.len() == members.len()), "{name}: a union without a full discriminator mapping");
+        }
+    }
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             for (status, response) in operation["responses"].as_object().unwrap() {
+                let response = match response["$ref"].as_str() {
+                    Some(shared) => doc.pointer(shared.trim_start_matches('#')).expect("a shared response"),
+                    None => response,
+                };
                 let described = response["description"].as_str().is_some_and(|d| !d.is_empty());
                 assert!(described, "{method} {path} {status}: a response needs a description");
             }
@@ -89,4 +107,158 @@ async fn the_server_serves_the_document_and_an_offline_docs_page() {
     assert_eq!(script.status(), 200, "the docs page's script is served locally");
     assert!(script.text().await.unwrap().len() > 100_000);
     server.stop().await;
+}
+
+/// Every answer of every endpoint, for all three kinds and for the errors
+/// each can give, matches the served document: its status is documented for
+/// the operation and its body validates against the documented schema (a
+/// union matching exactly one member: each is discriminated).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_matches_the_served_document() {
+    use ludo_blackbox::{Answer, Contract, chooser};
+    use serde_json::json;
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let contract = Contract::new(rest.get("/openapi.json", None).await.body);
+    let check = |method: &str, path: &str, answer: &Answer| contract.check(method, path, answer.status, &answer.content_type, &answer.body);
+    for path in ["/healthz", "/readyz", "/v1/kinds", "/v1/games", "/v1/games?state=finished&kind=kardinal&limit=2"] {
+        let answer = rest.get(path, None).await;
+        assert_eq!(answer.status, 200, "{path}");
+        check("get", path, &answer);
+    }
+    let (status, _) = rest.get_bytes("/metrics", None).await;
+    contract.check("get", "/metrics", status, "application/openmetrics-text", &Value::Null);
+
+    let mut exports = Vec::new();
+    let mut states = Vec::new();
+    for (kind, players, options) in [
+        ("cardinal", vec!["Ann", "Bob"], json!({"first_seat": 1})),
+        ("kardinal", vec!["Ann", "Bob", "Cid"], json!({"variant": "dynamic"})),
+        ("battle13", vec!["N", "E", "S", "W"], json!({"target_crowns": 20, "first_seat": null})),
+    ] {
+        let created = rest.post("/v1/games", None, &json!({"kind": kind, "players": players, "options": options})).await;
+        assert_eq!(created.status, 201, "{created:?}");
+        check("post", "/v1/games", &created);
+        let game = created.body;
+        let id = game["id"].as_str().unwrap().to_string();
+        let token = |seat: usize| game["seats"][seat]["token"].as_str().unwrap().to_string();
+        let mut choose = chooser(11);
+        loop {
+            let state = rest.get(&format!("/v1/games/{id}"), None).await;
+            check("get", "/v1/games/{id}", &state);
+            if state.body["status"]["state"] == "finished" {
+                states.push(state.body);
+                break;
+            }
+            let seat = state.body["status"]["to_move"][0].as_u64().unwrap() as usize;
+            let mine = rest.get(&format!("/v1/games/{id}"), Some(&token(seat))).await;
+            check("get", "/v1/games/{id}", &mine);
+            let legal = rest.get(&format!("/v1/games/{id}/legal-moves"), Some(&token(seat))).await;
+            check("get", "/v1/games/{id}/legal-moves", &legal);
+            let moves = legal.body["moves"].as_array().unwrap().clone();
+            let moved = rest.post(&format!("/v1/games/{id}/moves"), Some(&token(seat)), &json!({"move": moves[choose(&moves)]})).await;
+            assert_eq!(moved.status, 200, "{moved:?}");
+            check("post", "/v1/games/{id}/moves", &moved);
+        }
+        for path in [
+            format!("/v1/games/{id}/events?from=0&limit=50"),
+            format!("/v1/games/{id}/steps?limit=1000"),
+            format!("/v1/games/{id}/replay?at=1"),
+            format!("/v1/games/{id}/replay?at=0"),
+            format!("/v1/games?kind={kind}"),
+        ] {
+            let answer = rest.get(&path, Some(&token(0))).await;
+            check("get", &path, &answer);
+            let answer = rest.get(&path, None).await;
+            check("get", &path, &answer);
+        }
+        // A live stream: each `record` is a GameUpdate, the `end` a StreamEnd.
+        let mut stream = rest.sse(&format!("/v1/games/{id}/stream"), Some(&token(1)), None).await;
+        let pointer = "/paths/~1v1~1games~1{id}~1stream/get/responses/200/content/text~1event-stream/schema";
+        let mut events = 0;
+        while let Some(event) = stream.next().await {
+            contract.validate(pointer, &event.data, &format!("{kind} stream event {}", event.event));
+            events += 1;
+        }
+        assert!(events > 2);
+        let (status, export) = rest.get_bytes(&format!("/v1/games/{id}/export"), None).await;
+        contract.check("get", "/v1/games/{id}/export", status, "application/x-ndjson", &Value::Null);
+        let report = rest.post_bytes("/v1/verify", export.clone()).await;
+        assert_eq!(report.body["kind"], kind);
+        check("post", "/v1/verify", &report);
+        exports.push(export);
+    }
+
+    // The check can fail: a game of one kind passed off as another, or
+    // options of the right kind missing what they must hold, match nothing.
+    let state_schema = "/components/schemas/GameState";
+    assert!(contract.errors(state_schema, &states[1]).is_empty());
+    let mut relabelled = states[1].clone();
+    relabelled["kind"] = json!("cardinal");
+    assert!(!contract.errors(state_schema, &relabelled).is_empty(), "a Kardinal & König state is not a Cardinal one");
+    let mut stripped = states[2].clone();
+    stripped["options"].as_object_mut().unwrap().remove("target_crowns");
+    stripped["options"]["board"] = json!({});
+    assert!(!contract.errors(state_schema, &stripped).is_empty(), "Battle 13 options hold no board");
+
+    // Refusals, each documented where it can happen.
+    let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap();
+    let ann = game["seats"][0]["token"].as_str();
+    let bob = game["seats"][1]["token"].as_str();
+    let moves = format!("/v1/games/{id}/moves");
+    let refusals: Vec<(&str, String, Answer)> = vec![
+        ("post", "/v1/games".into(), rest.post("/v1/games", None, &json!({"kind": "chess", "players": ["A", "B"]})).await),
+        ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "text/plain", "{}").await),
+        ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "application/json", vec![b' '; 3 << 20]).await),
+        ("get", "/v1/games?limit=lots".into(), rest.get("/v1/games?limit=lots", None).await),
+        ("get", "/v1/games/%FF".into(), rest.get("/v1/games/%FF", None).await),
+        (
+            "get",
+            "/v1/games/01890000-0000-7000-8000-000000000000".into(),
+            rest.get("/v1/games/01890000-0000-7000-8000-000000000000", None).await,
+        ),
+        ("get", format!("/v1/games/{id}/legal-moves"), rest.get(&format!("/v1/games/{id}/legal-moves"), Some("ludo_nope")).await),
+        ("post", moves.clone(), rest.post(&moves, bob, &json!({"move": {"type": "keep_cardinal"}})).await),
+        ("post", moves.clone(), rest.post(&moves, ann, &json!({"move": {"type": "keep_cardinal"}, "expected_version": 7})).await),
+        (
+            "post",
+            moves.clone(),
+            rest.post(&moves, ann, &json!({"move": {"type": "build", "shape": "house", "colour": 0, "x": 50, "y": 50}})).await,
+        ),
+        ("get", format!("/v1/games/{id}/replay?at=99"), rest.get(&format!("/v1/games/{id}/replay?at=99"), None).await),
+        ("get", format!("/v1/games/{id}/stream?from=9"), rest.get(&format!("/v1/games/{id}/stream?from=9"), None).await),
+        ("post", "/v1/verify".into(), rest.post_bytes("/v1/verify", b"not an export".to_vec()).await),
+        ("post", "/v1/games/import".into(), rest.post_bytes("/v1/games/import", b"not an export".to_vec()).await),
+        ("post", "/v1/games/import".into(), rest.post_bytes("/v1/games/import", exports[0].clone()).await),
+    ];
+    let mut statuses = std::collections::BTreeSet::new();
+    for (method, path, answer) in &refusals {
+        statuses.insert(answer.status);
+        check(method, path, answer);
+    }
+    assert_eq!(
+        statuses.into_iter().collect::<Vec<_>>(),
+        vec![200, 400, 401, 404, 409, 413, 415, 422],
+        "the refusals above cover these statuses"
+    );
+    server.stop().await;
+
+    // A second server takes the import; one with tight limits answers 429.
+    let other = tempfile::tempdir().unwrap();
+    let mut config = ludo_server::ServerConfig::default();
+    config.rates.create_per_ip = Some(ludo_server::Rate::new(1, 1));
+    let limited = TestServer::start_with(other.path(), config).await;
+    let rest = limited.rest();
+    let imported = rest.post_bytes("/v1/games/import", exports[2].clone()).await;
+    assert_eq!(imported.status, 201, "{imported:?}");
+    check("post", "/v1/games/import", &imported);
+    assert_eq!(rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["A", "B"]})).await.status, 201);
+    let refused = rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["A", "B"]})).await;
+    assert_eq!(refused.status, 429);
+    check("post", "/v1/games", &refused);
+    limited.stop().await;
+    eprintln!("checked {} (method, path, status) answers against the document", contract.seen.lock().unwrap().len());
 }

@@ -29,15 +29,20 @@ pub struct TestServer {
 impl TestServer {
     /// Starts a server on `data_dir` (created if missing).
     pub async fn start(data_dir: &Path) -> TestServer {
+        // These tests play thousands of moves from one address as fast as
+        // they can: the per-address rate limits (tested on their own) would
+        // only slow them down. Every other limit is the default.
+        let config = ludo_server::ServerConfig { rates: ludo_server::RateLimits::unlimited(), ..Default::default() };
+        TestServer::start_with(data_dir, config).await
+    }
+
+    /// Starts a server on `data_dir` with `config`'s limits.
+    pub async fn start_with(data_dir: &Path, config: ludo_server::ServerConfig) -> TestServer {
         let store: Arc<dyn EventStore> = Arc::new(SledStore::open(data_dir, SledOptions::default()).expect("open sled"));
         let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel::<()>();
-        // These tests play thousands of moves from one address as fast as
-        // they can: the per-address rate limits (tested on their own) would
-        // only slow them down. Every other limit is the default.
-        let config = ludo_server::ServerConfig { rates: ludo_server::RateLimits::unlimited(), ..Default::default() };
         let task = tokio::spawn(ludo_server::run_with(listener, service, config, async move {
             let _ = stopped.await;
         }));
@@ -364,5 +369,87 @@ fn battle13_walk(value: &Value, allowed: &[usize], out: &mut Vec<String>) {
         }
         Value::Array(items) => items.iter().for_each(|v| battle13_walk(v, allowed, out)),
         _ => {}
+    }
+}
+
+/// The served OpenAPI document as a contract: every answer's status must be
+/// documented for its operation, and its JSON body must validate against the
+/// documented schema (JSON Schema 2020-12, as OpenAPI 3.1 uses; a `oneOf`
+/// must match exactly one member).
+pub struct Contract {
+    doc: Value,
+    validators: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<jsonschema::Validator>>>,
+    /// Every (method, path, status) checked, to say what was covered.
+    pub seen: std::sync::Mutex<std::collections::BTreeSet<(String, String, u16)>>,
+}
+
+const DOC_URI: &str = "urn:ludotheque:openapi";
+
+impl Contract {
+    /// The contract of the document `doc`.
+    pub fn new(doc: Value) -> Contract {
+        Contract { doc, validators: Default::default(), seen: Default::default() }
+    }
+
+    /// The document's path template that `path` (query stripped) falls under.
+    fn template(&self, path: &str) -> String {
+        let path = path.split('?').next().unwrap_or(path);
+        let segments: Vec<&str> = path.split('/').collect();
+        let paths = self.doc["paths"].as_object().expect("paths");
+        let matches = |template: &str| {
+            let parts: Vec<&str> = template.split('/').collect();
+            parts.len() == segments.len() && parts.iter().zip(&segments).all(|(t, s)| t.starts_with('{') || t == s)
+        };
+        // A literal path wins over a template (`/v1/games/import` over `/v1/games/{id}`).
+        let mut found: Vec<&String> = paths.keys().filter(|t| matches(t)).collect();
+        found.sort_by_key(|t| t.matches('{').count());
+        found.first().unwrap_or_else(|| panic!("{path} is not a documented path")).to_string()
+    }
+
+    /// Checks one answer (JSON bodies only; `content_type` as received).
+    pub fn check(&self, method: &str, path: &str, status: u16, content_type: &str, body: &Value) {
+        let template = self.template(path);
+        let escaped = template.replace('~', "~0").replace('/', "~1");
+        let mut pointer = format!("/paths/{escaped}/{method}/responses/{status}");
+        let response = self.doc.pointer(&pointer).unwrap_or_else(|| panic!("{method} {template}: status {status} is not documented"));
+        if let Some(shared) = response.get("$ref").and_then(Value::as_str) {
+            pointer = shared.trim_start_matches('#').to_string();
+        }
+        self.seen.lock().unwrap().insert((method.to_string(), template.clone(), status));
+        let media = content_type.split(';').next().unwrap_or("").trim();
+        // JSON bodies only: `application/json` and `…+json` (not JSON Lines).
+        if media != "application/json" && !media.ends_with("+json") {
+            return;
+        }
+        let media_pointer = format!("{pointer}/content/{}/schema", media.replace('/', "~1"));
+        assert!(self.doc.pointer(&media_pointer).is_some(), "{method} {template} {status}: no schema for {media}");
+        self.validate(&media_pointer, body, &format!("{method} {path} {status}"));
+    }
+
+    /// Validates `value` against the schema at `pointer` in the document.
+    pub fn validate(&self, pointer: &str, value: &Value, what: &str) {
+        let errors = self.errors(pointer, value);
+        assert!(errors.is_empty(), "{what}: the answer does not match its documented schema ({pointer}):\n{}\n{value}", errors.join("\n"));
+    }
+
+    /// Why `value` does not validate against the schema at `pointer` (empty when it does).
+    pub fn errors(&self, pointer: &str, value: &Value) -> Vec<String> {
+        let validator = {
+            let mut validators = self.validators.lock().unwrap();
+            std::sync::Arc::clone(validators.entry(pointer.to_string()).or_insert_with(|| {
+                let resource = jsonschema::Draft::Draft202012.create_resource(self.doc.clone());
+                // A JSON pointer in a URI fragment: `{` and `}` percent-encoded.
+                let fragment = pointer.replace('{', "%7B").replace('}', "%7D");
+                let schema = json!({ "$ref": format!("{DOC_URI}#{fragment}") });
+                std::sync::Arc::new(
+                    jsonschema::options()
+                        .with_draft(jsonschema::Draft::Draft202012)
+                        .with_resource(DOC_URI, resource)
+                        .build(&schema)
+                        .unwrap_or_else(|e| panic!("the schema at {pointer} does not compile: {e}")),
+                )
+            }))
+        };
+        validator.iter_errors(value).map(|e| format!("{} at {}", e, e.instance_path())).take(5).collect()
     }
 }

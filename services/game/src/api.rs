@@ -37,7 +37,7 @@ pub struct CreateGame {
     #[schema(example = "cardinal")]
     pub kind: String,
     /// Player names, one per seat in seat order (seat 0 first).
-    #[schema(example = json!(["Ann", "Bob"]))]
+    #[schema(example = json!(["Ann", "Bob"]), value_type = Vec<crate::schema::PlayerName>)]
     pub players: Vec<String>,
     /// Game options; omitted or null means the kind's defaults.
     #[serde(default)]
@@ -189,6 +189,7 @@ pub struct SubmitMove {
     /// Idempotency key (1–128 printable ASCII characters): an exact retry
     /// returns the first answer and appends nothing.
     #[serde(default)]
+    #[schema(min_length = 1, max_length = 128, pattern = "^[!-~]+$")]
     pub request_id: Option<String>,
 }
 

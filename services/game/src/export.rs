@@ -93,7 +93,8 @@ pub struct VerifyReport {
     /// The game's id, when the header could be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub game_id: Option<String>,
-    /// Game kind, when the header could be read.
+    /// Game kind, when the header could be read and names a kind this
+    /// server hosts (the shape of `view`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Record lines read.
@@ -172,7 +173,7 @@ pub fn check(export: &[u8]) -> Verified {
         Err(err) => return empty(report.failed(1, None, format!("the header is not an export header: {err}"))),
     };
     report.game_id = Some(header.game_id.clone());
-    report.kind = Some(header.kind.clone());
+    report.kind = crate::kinds::kind(&header.kind).map(|kind| kind.id.to_string());
     if header.format != EXPORT_FORMAT {
         return empty(report.failed(1, None, format!("unknown export format `{}`", header.format)));
     }

@@ -62,3 +62,26 @@ any_of_kinds!(
     /// Something a record did (automatic steps included), in the game kind's shape.
     GameEffect, "GameEffect", ludo_cardinal::Effect, ludo_kardinal::Effect, ludo_battle13::Effect
 );
+
+/// A player's name: 1 to 40 visible characters (no control, format,
+/// separator or private-use characters), not blank.
+pub struct PlayerName;
+
+impl PartialSchema for PlayerName {
+    fn schema() -> RefOr<Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .max_length(Some(crate::MAX_NAME_CHARS))
+            .description(Some(
+                "A player's name: 1 to 40 visible characters (no control, format, separator or private-use characters), not blank.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for PlayerName {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("PlayerName")
+    }
+}

@@ -26,15 +26,15 @@ use utoipa_swagger_ui::SwaggerUi;
 
 /// The OpenAPI document of the REST API, as served at `/openapi.json`.
 #[must_use]
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    OpenApiRouter::<rest::AppState>::with_openapi(openapi::base()).merge(rest::router()).split_for_parts().1
+pub fn openapi() -> serde_json::Value {
+    openapi::finish(&OpenApiRouter::<rest::AppState>::with_openapi(openapi::base()).merge(rest::router()).split_for_parts().1)
 }
 
 /// The whole application: REST, gRPC, `/openapi.json`, `/docs`, and a real
 /// 404 for everything else; every request with a deadline to start its answer.
 pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
-    let doc = serde_json::to_value(&api).expect("the OpenAPI document serializes");
+    let doc = openapi::finish(&api);
     let kinds = service
         .kinds()
         .into_iter()
@@ -47,7 +47,7 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     let kinds = Arc::new(kinds);
     let gate = quota::Gate::new(&config.rates, &service);
     let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::clone(&kinds) };
-    let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").url("/openapi.json", api));
+    let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", doc));
     // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
     // our own fallback, set after merging, gives REST clients a real 404.
     rest.merge(grpc::router(service, kinds).await)

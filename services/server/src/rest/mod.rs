@@ -12,7 +12,7 @@ use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
     CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
-    StepPage, SubmitMove,
+    StepPage, StreamEnd, SubmitMove,
 };
 use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
@@ -103,6 +103,7 @@ struct ListQuery {
     /// Only games created after this game id (paging: pass `next_after`).
     after: Option<String>,
     /// Page size (1 to 1000, default 50).
+    #[param(minimum = 1, maximum = 1000)]
     limit: Option<usize>,
 }
 
@@ -195,6 +196,7 @@ struct EventsQuery {
     /// First record to return (default 0).
     from: Option<u64>,
     /// Page size (1 to 1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     limit: Option<usize>,
 }
 
@@ -317,6 +319,18 @@ async fn import_game(State(app): State<AppState>, RawBody(body): RawBody) -> Res
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(imported)))
 }
 
+/// The `data` of one Server-Sent Event of a live stream: a record
+/// (`event: record`, a `GameUpdate`) or the end of a finished game's stream
+/// (`event: end`, a `StreamEnd`).
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum StreamData {
+    /// A record, with the caller's view after it.
+    Record(Box<GameUpdate>),
+    /// The game is over and its last record was sent.
+    End(StreamEnd),
+}
+
 /// Where a stream starts.
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -343,7 +357,7 @@ struct StreamQuery {
            ("last-event-id" = Option<u64>, Header, description = "Resume after this record")),
     security((), ("seat_token" = [])),
     responses(
-        (status = 200, description = "An event stream of `GameUpdate`s (`event: record`), ended by a `StreamEnd` (`event: end`) once the game is over", body = GameUpdate, content_type = "text/event-stream"),
+        (status = 200, description = "An event stream: each record as a `GameUpdate` (`event: record`), ended by a `StreamEnd` (`event: end`) once the game is over; the schema is each event's `data`", body = StreamData, content_type = "text/event-stream"),
         (status = 204, description = "The game is over and nothing follows the record named by `Last-Event-ID` (or `from`)"),
         (status = 400, description = "invalid_input: `from` or `Last-Event-ID` lies past the next record", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized: a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
@@ -380,8 +394,10 @@ async fn stream_game(
     };
     let events = tokio_stream::wrappers::ReceiverStream::new(updates).map(|item| {
         let event = match item {
-            Ok(Watched::Update(update)) => Event::default().id(update.event.seq.to_string()).event("record").json_data(&update),
-            Ok(Watched::Over(end)) => Event::default().event("end").json_data(&end),
+            Ok(Watched::Update(update)) => {
+                Event::default().id(update.event.seq.to_string()).event("record").json_data(StreamData::Record(update))
+            }
+            Ok(Watched::Over(end)) => Event::default().event("end").json_data(StreamData::End(end)),
             Err(err) => Event::default().event("problem").json_data(Problem::from(err)),
         };
         Ok::<_, std::convert::Infallible>(event.unwrap_or_else(|e| Event::default().event("problem").data(e.to_string())))

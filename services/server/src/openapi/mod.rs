@@ -1,4 +1,8 @@
-//! The OpenAPI document of the REST API.
+//! The OpenAPI document of the REST API: utoipa's, made exact ([`exact`])
+//! and complete ([`responses`]).
+
+mod exact;
+mod responses;
 
 use serde_json::Value;
 use utoipa::openapi::OpenApi as OpenApiDoc;
@@ -13,7 +17,7 @@ use utoipa::{Modify, OpenApi};
         license(name = "MIT OR Apache-2.0"),
     ),
     modifiers(&SeatToken),
-    components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect, ludo_game::api::StreamEnd)),
+    components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect)),
     tags(
         (name = "games", description = "Create games, play them, read their state and log"),
         (name = "records", description = "Export, verify and import whole records; follow games live"),
@@ -40,6 +44,19 @@ impl Modify for SeatToken {
 /// The base document (info, security, shared schemas) the routes are added to.
 pub(crate) fn base() -> OpenApiDoc {
     ApiDoc::openapi()
+}
+
+/// The document as served: utoipa's description of `api`, every union
+/// discriminated, every status documented.
+pub(crate) fn finish(api: &OpenApiDoc) -> Value {
+    let mut doc = serde_json::to_value(api).expect("the OpenAPI document serializes");
+    let kinds: Vec<exact::KindSchemas> = ludo_game::kinds::KINDS
+        .iter()
+        .map(|kind| exact::KindSchemas { id: kind.id, players: (kind.min_players, kind.max_players) })
+        .collect();
+    exact::exact(&mut doc, &kinds);
+    responses::complete(&mut doc);
+    doc
 }
 
 /// The JSON Schema named `name` in the document, with every `$ref` inlined,
