@@ -1,7 +1,7 @@
 //! Bad requests get the right status and machine code, over REST and gRPC,
 //! and never change the log.
 
-use ludo_blackbox::{Rest, TestServer, authed, chooser};
+use ludo_blackbox::{Rest, TestServer, authed, chooser, raw_exchange};
 use ludo_proto::v1 as pb;
 use serde_json::{Value, json};
 use tonic_types::StatusExt;
@@ -69,10 +69,18 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
     let answer = rest.post(&moves, Some(token), &json!({"mvoe": good})).await;
     problem(&answer, 400, "invalid_input");
     problem(&rest.post_raw(&moves, Some(token), "text/plain", "{}").await, 415, "unsupported_media_type");
-    // A move body over 2 MB is refused before it is read in full.
-    let huge = format!(r#"{{"move": {{"type": "build"}}, "request_id": "{}"}}"#, "x".repeat(3 * 1024 * 1024));
-    let answer = rest.post_raw(&moves, Some(token), "application/json", huge).await;
-    problem(&answer, 413, "payload_too_large");
+    // A move body over 2 MB is refused before it is read in full: at once
+    // when its length is declared (the server then closes the connection, so
+    // the body is sent over a raw socket that reads the answer), and at the
+    // limit when it comes in chunks.
+    for (framing, chunked) in [(format!("Content-Length: {}", 3 << 20), 0), ("Transfer-Encoding: chunked".to_string(), 3 << 20)] {
+        let head = format!(
+            "POST {moves} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\n{framing}\r\n\r\n",
+            token
+        );
+        let (status, body) = raw_exchange(server.addr, head.as_bytes(), chunked).await;
+        assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{framing}: {body}");
+    }
     // Unknown game, unknown path, wrong method.
     problem(
         &rest.post("/v1/games/01890000-0000-7000-8000-000000000000/moves", Some(token), &json!({"move": good})).await,
@@ -196,30 +204,6 @@ async fn every_rest_error_is_a_problem_with_a_code() {
     assert_eq!(answer.body["field"], "move.x", "{answer:?}");
     assert_eq!(rest.get(&format!("/v1/games/{id}"), None).await.body["version"], 1, "nothing was appended");
     server.stop().await;
-}
-
-/// Sends `head`, then (if `chunked_bytes` > 0) that many bytes in chunks
-/// until the server stops reading, and returns the answer's status and
-/// JSON body.
-async fn raw_exchange(addr: std::net::SocketAddr, head: &[u8], chunked_bytes: usize) -> (u16, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(head).await.unwrap();
-    let chunk = format!("{:x}\r\n{}\r\n", 1 << 20, "x".repeat(1 << 20));
-    let mut sent = 0;
-    while sent < chunked_bytes {
-        // The server answers and closes once the limit is passed: stop writing then.
-        if stream.write_all(chunk.as_bytes()).await.is_err() {
-            break;
-        }
-        sent += 1 << 20;
-    }
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
-    let text = String::from_utf8_lossy(&answer);
-    let status = text.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").and_then(|(_, body)| serde_json::from_str(body).ok()).unwrap_or(Value::Null);
-    (status, body)
 }
 
 /// Sends raw bytes as a gRPC message and reads nothing back.

@@ -212,7 +212,6 @@ async fn every_answer_matches_the_served_document() {
     let refusals: Vec<(&str, String, Answer)> = vec![
         ("post", "/v1/games".into(), rest.post("/v1/games", None, &json!({"kind": "chess", "players": ["A", "B"]})).await),
         ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "text/plain", "{}").await),
-        ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "application/json", vec![b' '; 3 << 20]).await),
         ("get", "/v1/games?limit=lots".into(), rest.get("/v1/games?limit=lots", None).await),
         ("get", "/v1/games/%FF".into(), rest.get("/v1/games/%FF", None).await),
         (
@@ -234,7 +233,12 @@ async fn every_answer_matches_the_served_document() {
         ("post", "/v1/games/import".into(), rest.post_bytes("/v1/games/import", b"not an export".to_vec()).await),
         ("post", "/v1/games/import".into(), rest.post_bytes("/v1/games/import", exports[0].clone()).await),
     ];
-    let mut statuses = std::collections::BTreeSet::new();
+    // Over the body limit: the server answers and closes at once, so a raw
+    // socket sends it and reads the answer.
+    let head = format!("POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", 3 << 20);
+    let (status, body) = ludo_blackbox::raw_exchange(server.addr, head.as_bytes(), 0).await;
+    contract.check("post", "/v1/games", status, "application/problem+json", &body);
+    let mut statuses = std::collections::BTreeSet::from([status]);
     for (method, path, answer) in &refusals {
         statuses.insert(answer.status);
         check(method, path, answer);

@@ -194,6 +194,30 @@ impl Rest {
     }
 }
 
+/// Sends `head`, then (if `chunked_bytes` > 0) that many bytes in chunks
+/// until the server stops reading, and returns the answer's status and
+/// JSON body.
+pub async fn raw_exchange(addr: std::net::SocketAddr, head: &[u8], chunked_bytes: usize) -> (u16, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head).await.unwrap();
+    let chunk = format!("{:x}\r\n{}\r\n", 1 << 20, "x".repeat(1 << 20));
+    let mut sent = 0;
+    while sent < chunked_bytes {
+        // The server answers and closes once the limit is passed: stop writing then.
+        if stream.write_all(chunk.as_bytes()).await.is_err() {
+            break;
+        }
+        sent += 1 << 20;
+    }
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text.split(' ').nth(1).and_then(|code| code.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").and_then(|(_, body)| serde_json::from_str(body).ok()).unwrap_or(Value::Null);
+    (status, body)
+}
+
 /// A deterministic chooser of legal moves (xorshift), so runs are repeatable.
 pub fn chooser(seed: u64) -> impl FnMut(&[Value]) -> usize {
     let mut state = seed | 1;

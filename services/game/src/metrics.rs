@@ -90,6 +90,11 @@ impl Metrics {
         }
     }
 
+    /// Adds a collector read at each scrape (the allocator's figures …).
+    pub(crate) fn register_collector(&self, collector: Box<dyn Collector>) {
+        self.registry.lock().unwrap_or_else(std::sync::PoisonError::into_inner).register_collector(collector);
+    }
+
     /// Adds a metric kept elsewhere (the server's connections, rate limits …).
     pub(crate) fn register(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
         self.registry.lock().unwrap_or_else(std::sync::PoisonError::into_inner).register(name, help, metric);

@@ -1,6 +1,8 @@
 //! `ludo`: the ludotheque server and its tools. Parses flags, sets up
 //! logging and storage, and hands over to `ludo_server::run`.
 
+mod heap;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -176,6 +178,39 @@ impl LimitArgs {
     }
 }
 
+/// Most threads of the runtime's blocking pool (store reads run there: sled
+/// calls block). A read takes microseconds, so a few dozen threads keep up
+/// with any burst; tokio's default of 512 lets a burst of live streams start
+/// hundreds, each keeping its stack and allocator cache while it idles.
+const MAX_BLOCKING_THREADS: usize = 32;
+
+/// How long an idle blocking thread lives (tokio's default: 10 s).
+const BLOCKING_KEEP_ALIVE: Duration = Duration::from_secs(2);
+
+/// The server's runtime: a worker per core, a bounded blocking pool.
+fn server_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(MAX_BLOCKING_THREADS)
+        .thread_keep_alive(BLOCKING_KEEP_ALIVE)
+        .build()
+}
+
+/// Connections the kernel queues before the server accepts them (it caps
+/// this at `net.core.somaxconn`). The usual 128 overflows when hundreds of
+/// clients connect at once, and each overflowed client waits a second to
+/// retry.
+const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listening socket on `addr`, with a deep accept queue.
+fn listen(addr: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    // A restarted server rebinds at once, whatever connections of the last one linger.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Descriptors kept for everything but client connections: the store's
 /// files, the listener, refusals being answered, logs.
 const RESERVED_DESCRIPTORS: u64 = 256;
@@ -275,10 +310,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             service.with_option_default("kardinal", "board", board).map_err(|e| format!("the board {} is refused: {e}", path.display()))?;
         tracing::info!(board = %path.display(), "Kardinal & König board loaded");
     }
+    service.register_collector(Box::new(heap::HeapStats));
     let service = Arc::new(service);
     let mut config = args.limits.config();
     config.connections.max_connections = fit_descriptor_limit(config.connections.max_connections);
-    let listener = tokio::net::TcpListener::bind(args.listen).await.map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let listener = listen(args.listen).map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let shutdown = shutdown_signal()?;
     ludo_server::run_with(listener, service, config, shutdown).await.map_err(|e| e.to_string())
 }
@@ -421,7 +457,7 @@ fn main() -> ExitCode {
         }
         Command::Serve(args) => {
             init_logging(args.log_format);
-            let runtime = match tokio::runtime::Runtime::new() {
+            let runtime = match server_runtime() {
                 Ok(runtime) => runtime,
                 Err(err) => {
                     eprintln!("cannot start the runtime: {err}");

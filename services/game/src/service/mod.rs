@@ -415,6 +415,11 @@ impl GameService {
         self.metrics.register(name, help, metric);
     }
 
+    /// Adds a collector read at each scrape (the binary's allocator figures …).
+    pub fn register_collector(&self, collector: Box<dyn prometheus_client::collector::Collector>) {
+        self.metrics.register_collector(collector);
+    }
+
     /// The service's metrics in the OpenMetrics text format.
     #[must_use]
     pub fn metrics_text(&self) -> String {

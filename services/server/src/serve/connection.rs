@@ -3,7 +3,9 @@
 //!
 //! - a connection with no request in flight is closed gracefully after the
 //!   header timeout until its first request, and after the idle timeout
-//!   since its last one;
+//!   since its last one; an HTTP/1.1 connection must also send each next
+//!   request's head within the header timeout of the previous answer
+//!   (hyper's timer), so it idles at most that long;
 //! - a connection with requests in flight that moves no byte either way for
 //!   the idle timeout (a client that stopped reading or writing) is dropped.
 //!   Live streams are never silent that long: SSE sends a comment every 15
@@ -100,10 +102,16 @@ pub(crate) async fn serve(
     loop {
         tokio::select! {
             result = conn.as_mut() => {
-                if let Err(err) = result {
-                    tracing::debug!(%peer, %err, "connection ended with an error");
-                }
-                return closed;
+                return match result {
+                    // hyper's own header timeout: an HTTP/1.1 connection that
+                    // sent no (whole) request head in time, idle or slow.
+                    Err(err) if err.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_timeout) => Closed::Idle,
+                    Err(err) => {
+                        tracing::debug!(%peer, %err, "connection ended with an error");
+                        closed
+                    }
+                    Ok(()) => closed,
+                };
             }
             verdict = activity.watch(&limits), if !draining => match verdict {
                 Closed::Idle => {
