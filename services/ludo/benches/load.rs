@@ -13,32 +13,14 @@
 //! moves up front with the engine and then only submits them: the timed path
 //! is exactly "submit a move and wait until it is durable".
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ludo_engine::{Engine, Seat, Seed, Setup, Status};
 use ludo_game::{GameService, SystemClock};
 use ludo_storage::{AppendRequest, EventStore, SledOptions, SledStore, StreamId};
 use serde_json::{Value, json};
-
-/// A whole Cardinal game's moves, computed with the engine: (seat, move JSON).
-fn playout(players: usize, salt: u64) -> Vec<(usize, Value)> {
-    let setup = Setup { players, options: ludo_cardinal::Options { first_seat: Some(Seat(0)) }, seed: Seed([0; 32]) };
-    let (mut game, _) = ludo_cardinal::Game::new(&setup).expect("set-up");
-    let mut state = salt | 1;
-    let mut moves = Vec::new();
-    while let Status::InProgress { to_move } = game.status() {
-        let seat = to_move[0];
-        let legal = game.legal_moves(seat);
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let mv = legal[(state % legal.len() as u64) as usize].clone();
-        game.apply(seat, &mv).expect("a legal move");
-        moves.push((seat.index(), serde_json::to_value(&mv).unwrap()));
-    }
-    moves
-}
 
 struct Figures {
     moves: usize,
@@ -127,7 +109,7 @@ async fn rest_load(base: &str, clients: usize, seconds: u64) -> Figures {
                     .await
                     .unwrap();
                 let id = created["id"].as_str().unwrap();
-                for (seat, mv) in playout(4, (c as u64) << 20 | game_no) {
+                for (seat, mv) in support::playout(4, (c as u64) << 20 | game_no) {
                     if Instant::now() >= deadline {
                         break 'games;
                     }
@@ -181,7 +163,7 @@ async fn grpc_load(base: &str, clients: usize, seconds: u64) -> Figures {
                     .await
                     .unwrap()
                     .into_inner();
-                for (seat, mv) in playout(4, (c as u64) << 20 | game_no | 1 << 40) {
+                for (seat, mv) in support::playout(4, (c as u64) << 20 | game_no | 1 << 40) {
                     if Instant::now() >= deadline {
                         break 'games;
                     }

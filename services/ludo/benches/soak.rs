@@ -37,11 +37,12 @@ mod common;
 
 use std::any::Any;
 use std::net::SocketAddr;
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use ludo_engine::{Engine, Seat, Seed, Setup, Status};
 use ludo_proto::v1 as pb;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -84,26 +85,6 @@ const SERVER_FLAGS: &[&str] = &[
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-/// A whole 4-seat Cardinal game's moves (first seat 0, so the game does not
-/// depend on its seed), computed with the engine: (seat, move JSON).
-fn playout(salt: u64) -> Vec<(usize, Value)> {
-    let setup = Setup { players: 4, options: ludo_cardinal::Options { first_seat: Some(Seat(0)) }, seed: Seed([0; 32]) };
-    let (mut game, _) = ludo_cardinal::Game::new(&setup).expect("set-up");
-    let mut state = salt | 1;
-    let mut moves = Vec::new();
-    while let Status::InProgress { to_move } = game.status() {
-        let seat = to_move[0];
-        let legal = game.legal_moves(seat);
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let mv = legal[(state % legal.len() as u64) as usize].clone();
-        game.apply(seat, &mv).expect("a legal move");
-        moves.push((seat.index(), serde_json::to_value(&mv).unwrap()));
-    }
-    moves
 }
 
 /// Plays timed moves on game B, one at a time, starting a new game when one ends.
@@ -152,7 +133,7 @@ impl Mover {
         assert_eq!(answer.status(), 201, "creating game B");
         self.game = answer.json().await.unwrap();
         self.games += 1;
-        self.moves = playout(self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        self.moves = support::playout(4, self.games.wrapping_mul(0x9E37_79B9_7F4A_7C15));
         self.next = 0;
     }
 

@@ -62,7 +62,9 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
                 "send the body as `Content-Type: application/json`",
             ));
         }
-        refuse_declared_excess(&request, MAX_REQUEST_BYTES)?;
+        if let Some(refused) = declared_excess(&request, MAX_REQUEST_BYTES) {
+            return Err(refused);
+        }
         let RawBody(bytes) = RawBody::from_request(request, state).await?;
         let mut json = serde_json::Deserializer::from_slice(&bytes);
         let value = serde_path_to_error::deserialize(&mut json).map_err(|err| {
@@ -81,18 +83,17 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     }
 }
 
-/// Refuses at once a body whose declared length is over `limit`, rather
-/// than waiting for bytes that will be refused anyway.
-fn refuse_declared_excess(request: &Request, limit: usize) -> Result<(), Problem> {
-    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
-    match declared {
-        Some(length) if length > limit as u64 => Err(Problem::new(
+/// The refusal of a body whose declared length is over `limit`: given at
+/// once, rather than after waiting for bytes that would be refused anyway.
+fn declared_excess(request: &Request, limit: usize) -> Option<Problem> {
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())?;
+    (declared > limit as u64).then(|| {
+        Problem::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "payload_too_large",
-            format!("a body of {length} bytes is over this route's limit of {limit} bytes"),
-        )),
-        _ => Ok(()),
-    }
+            format!("a body of {declared} bytes is over this route's limit of {limit} bytes"),
+        )
+    })
 }
 
 /// A body taken as it is (an export), refused as a problem when it is over
@@ -104,7 +105,9 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        refuse_declared_excess(&request, MAX_EXPORT_BYTES)?;
+        if let Some(refused) = declared_excess(&request, MAX_EXPORT_BYTES) {
+            return Err(refused);
+        }
         Bytes::from_request(request, state).await.map(RawBody).map_err(|rejection| {
             let status = rejection.status();
             let code = if status == StatusCode::PAYLOAD_TOO_LARGE { "payload_too_large" } else { "invalid_input" };
