@@ -176,10 +176,18 @@ async fn every_answer_matches_the_served_document() {
         }
         // A live stream: each `record` is a GameUpdate, the `end` a StreamEnd.
         let mut stream = rest.sse(&format!("/v1/games/{id}/stream"), Some(&token(1)), None).await;
-        let pointer = "/paths/~1v1~1games~1{id}~1stream/get/responses/200/content/text~1event-stream/schema";
+        let schema = "/paths/~1v1~1games~1{id}~1stream/get/responses/200/content/text~1event-stream/schema";
         let mut events = 0;
         while let Some(event) = stream.next().await {
-            contract.validate(pointer, &event.data, &format!("{kind} stream event {}", event.event));
+            let whole = json!({ "event": event.event, "id": event.id, "data": event.data.to_string() });
+            let whole = if event.id.is_none() { json!({ "event": event.event, "data": event.data.to_string() }) } else { whole };
+            contract.validate(schema, &whole, &format!("{kind} stream event {}", event.event));
+            // `data` is JSON text: its own schema is checked on the parsed value.
+            contract.validate(
+                &format!("{schema}/properties/data/contentSchema"),
+                &event.data,
+                &format!("{kind} stream event {} data", event.event),
+            );
             events += 1;
         }
         assert!(events > 2);

@@ -62,7 +62,31 @@ pub(crate) fn complete(doc: &mut Value) {
         let Some(item) = item.as_object_mut() else { continue };
         for (method, operation) in item.iter_mut() {
             complete_operation(path, method, operation);
+            describe_event_streams(operation);
         }
+    }
+}
+
+/// A Server-Sent Events answer is described as its events (the convention
+/// OpenAPI 3.2 makes explicit, and tools follow): each has an `event` name,
+/// an `id`, and `data` holding JSON text whose schema is the one utoipa gave
+/// for the answer.
+fn describe_event_streams(operation: &mut Value) {
+    let Some(responses) = operation.get_mut("responses").and_then(Value::as_object_mut) else { return };
+    for response in responses.values_mut() {
+        let Some(schema) = response.pointer_mut("/content/text~1event-stream/schema") else { continue };
+        let data = schema.take();
+        *schema = json!({
+            "type": "object",
+            "description": "One event of the stream: `event: record` (data: a `GameUpdate`) for each record, then `event: end` (data: a `StreamEnd`) once the game is over",
+            "required": ["data"],
+            "properties": {
+                "event": { "type": "string", "enum": ["record", "end"] },
+                "id": { "type": "string", "description": "The record's seq (`record` events), for `Last-Event-ID`" },
+                "retry": { "type": "integer", "minimum": 0 },
+                "data": { "type": "string", "contentMediaType": "application/json", "contentSchema": data },
+            },
+        });
     }
 }
 
