@@ -122,7 +122,10 @@ struct Shared {
     /// a failure, and once closed (so that closing releases sled's file lock
     /// even while the store value itself lives on).
     handles: RwLock<Option<Arc<Handles>>>,
-    /// Why appends are refused, while they are (the writer is recovering).
+    /// Why appends are refused, while they are: a group's write or flush
+    /// failed, so the state of the files is unknown (and sled latches the
+    /// error) until the writer has reopened the database and sled has
+    /// recovered what really reached the disk. Set and cleared by the writer.
     failure: Mutex<Option<String>>,
     closed: std::sync::atomic::AtomicBool,
     /// Streams the writer has touched since opening. An entry exists whenever
@@ -154,6 +157,11 @@ struct Counters {
 impl Shared {
     fn failure(&self) -> MutexGuard<'_, Option<String>> {
         self.failure.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The refusal every append gets while the store is failing.
+    fn refusal(&self) -> Option<StoreError> {
+        self.failure().clone().map(StoreError::Unavailable)
     }
 
     fn streams(&self) -> MutexGuard<'_, HashMap<StreamId, StreamState>> {
@@ -216,7 +224,7 @@ impl SledStore {
         match handles.as_deref() {
             Some(handles) => f(handles),
             None if self.shared.closed.load(Ordering::Acquire) => Err(StoreError::Closed),
-            None => Err(StoreError::Unavailable(self.shared.failure().clone().unwrap_or_else(|| "the store is reopening".into()))),
+            None => Err(self.shared.refusal().unwrap_or_else(|| StoreError::Unavailable("the store is reopening".into()))),
         }
     }
 
@@ -420,10 +428,7 @@ impl EventStore for SledStore {
         if self.shared.closed.load(Ordering::Acquire) {
             return Err(StoreError::Closed);
         }
-        match self.shared.failure().clone() {
-            Some(reason) => Err(StoreError::Unavailable(reason)),
-            None => Ok(()),
-        }
+        self.shared.refusal().map_or(Ok(()), Err)
     }
 
     fn close(&self) -> Result<(), StoreError> {

@@ -59,12 +59,8 @@ pub(super) struct Writer {
     queue: mpsc::Receiver<Job>,
     notices: broadcast::Sender<Appended>,
     syncer: Option<FileSyncer>,
-    /// Set when a group's write or flush failed: the state of the files is
-    /// then unknown (and sled latches the error), so every later append is
-    /// refused until the database is reopened and sled has recovered what
-    /// really reached the disk.
-    failure: Option<StoreError>,
-    /// When the last recovery was tried.
+    /// When the last recovery was tried (while `Shared::failure` says why
+    /// appends are refused).
     last_recovery: Instant,
 }
 
@@ -76,7 +72,7 @@ impl Writer {
         notices: broadcast::Sender<Appended>,
         syncer: Option<FileSyncer>,
     ) -> Self {
-        Writer { handles: Some(handles), shared, queue, notices, syncer, failure: None, last_recovery: Instant::now() }
+        Writer { handles: Some(handles), shared, queue, notices, syncer, last_recovery: Instant::now() }
     }
 
     /// The next queued append; while failed, also wakes up every
@@ -84,7 +80,7 @@ impl Writer {
     /// sender is dropped and the queue is drained.
     fn next_job(&mut self) -> Option<Job> {
         loop {
-            if self.failure.is_none() {
+            if self.shared.refusal().is_none() {
                 return self.queue.recv().ok();
             }
             if self.last_recovery.elapsed() >= RECOVERY_INTERVAL {
@@ -118,8 +114,8 @@ impl Writer {
             }
             self.commit(group);
         }
-        if let Some(failure) = self.failure.take() {
-            return Err(failure);
+        if let Some(refusal) = self.shared.refusal() {
+            return Err(refusal);
         }
         self.flush()
     }
@@ -142,7 +138,7 @@ impl Writer {
             Ok((handles, syncer)) => {
                 self.shared.streams().clear();
                 *self.shared.handles.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&handles));
-                (self.handles, self.syncer, self.failure) = (Some(handles), syncer, None);
+                (self.handles, self.syncer) = (Some(handles), syncer);
                 *self.shared.failure() = None;
                 tracing::info!(dir = %self.shared.dir.display(), "the event store recovered: appends are taken again");
             }
@@ -161,9 +157,9 @@ impl Writer {
     /// Decides, writes, flushes and answers one group.
     fn commit(&mut self, group: Vec<Job>) {
         self.shared.counters.groups.fetch_add(1, Ordering::Relaxed);
-        if let Some(failure) = &self.failure {
+        if let Some(refusal) = self.shared.refusal() {
             for job in group {
-                let _ = job.reply.send(Err(failure.clone()));
+                let _ = job.reply.send(Err(refusal.clone()));
             }
             return;
         }
@@ -207,7 +203,6 @@ impl Writer {
             // (nothing written) until then.
             tracing::error!(%error, "a group commit failed: appends are refused until the event store recovers");
             let outcome = StoreError::Backend(format!("group commit failed; this append may or may not be stored: {error}"));
-            self.failure = Some(StoreError::Unavailable(format!("a group commit failed: {error}")));
             *self.shared.failure() = Some(format!("a group commit failed: {error}"));
             self.last_recovery = Instant::now();
             for (reply, _) in answers {
@@ -291,14 +286,14 @@ impl Writer {
         let Handles { records, sealed: sealed_tree, summaries, .. } = self.handles()?;
         // Summaries go in after every record of the group, each stamped with
         // the record count it describes (see the module docs of `sled_store`).
-        let mut described: HashMap<StreamId, (u64, Vec<u8>)> = HashMap::new();
+        let mut described: HashMap<StreamId, Vec<u8>> = HashMap::new();
         for write in &writes {
             let next = write.first_seq + write.records.len() as u64;
             match &write.summary {
                 Some(summary) => {
                     let mut value = next.to_be_bytes().to_vec();
                     value.extend_from_slice(summary);
-                    described.insert(write.stream, (next, value));
+                    described.insert(write.stream, value);
                 }
                 // A later append without a summary leaves the earlier one stale.
                 None => {
@@ -307,7 +302,7 @@ impl Writer {
             }
         }
         self.write_records(records, sealed_tree, writes)?;
-        for (stream, (_, value)) in described {
+        for (stream, value) in described {
             summaries.insert(stream.0, value).map_err(|e| backend("writing a summary", e))?;
         }
         Ok(())
