@@ -83,7 +83,7 @@ pub enum ServiceError {
         id: String,
     },
     /// Too many requests of this kind from this client (a token bucket is empty).
-    #[error("too many {what}: retry in {} ms", retry_after.as_millis())]
+    #[error("too many {what}: retry in {} ms", crate::quota::retry_after_ms(*retry_after))]
     RateLimited {
         /// What was limited (`moves of this seat`, `games created from this address` …).
         what: &'static str,

@@ -86,12 +86,13 @@ impl<K: Hash + Eq + Clone> Limiter<K> {
         }
         self.buckets.check_key(key).map_err(|not_until| not_until.wait_time_from(DefaultClock::default().now()))
     }
+}
 
-    /// Keys with a bucket that is not full.
-    #[must_use]
-    pub fn keys(&self) -> usize {
-        self.buckets.len()
-    }
+/// A wait in whole milliseconds, at least 1: what a refusal tells the
+/// client (`retry_after_ms`, gRPC `RetryInfo`; `Retry-After` rounds it up to seconds).
+#[must_use]
+pub fn retry_after_ms(wait: Duration) -> u64 {
+    u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
 #[cfg(test)]

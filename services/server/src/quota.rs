@@ -117,7 +117,7 @@ pub(crate) async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: 
         Ok(()) => next.run(request).await,
         Err(retry_after) => {
             gate.refused.get_or_create(&ClassLabel { class: class.label() }).inc();
-            let detail = format!("too many {}: retry in {} ms", class.what(), retry_after.as_millis().max(1));
+            let detail = format!("too many {}: retry in {} ms", class.what(), ludo_game::quota::retry_after_ms(retry_after));
             if is_grpc(&request) {
                 crate::grpc::status::rate_limited(detail, retry_after).into_http()
             } else {

@@ -17,7 +17,6 @@ use super::{GameMeta, GameService, MAX_PAGE, blocking, game_id, parse_id};
 use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
 use crate::error::ServiceError;
 use crate::kinds;
-use crate::record::GameCreated;
 
 /// Most summaries one listing request reads: a filter that matches few
 /// games returns a short page (with `next_after`) rather than scan them all.
@@ -40,30 +39,23 @@ pub(super) struct StoredSummary {
 }
 
 impl StoredSummary {
-    /// The summary of a game at `version` with `status`, its last record made at `last_at`.
-    pub(super) fn of(meta: &GameMeta, version: u64, status: &Status, last_at: &str) -> Self {
+    /// The summary of a game of `kind` for `seats`, created at `created_at`,
+    /// at `version` with `status`, its last record made at `last_at`.
+    pub(super) fn new(kind: String, seats: Vec<String>, created_at: String, version: u64, status: &Status, last_at: &str) -> Self {
         StoredSummary {
             format: SUMMARY_FORMAT,
-            kind: meta.kind.id.into(),
-            seats: meta.seats.clone(),
-            created_at: meta.created_at.clone(),
+            kind,
+            seats,
+            created_at,
             version,
             status: status.clone(),
             finished_at: status.is_finished().then(|| last_at.to_string()),
         }
     }
 
-    /// The summary of an imported game, from its record 0 and its result.
-    pub(super) fn imported(created: &GameCreated, created_at: &str, version: u64, status: &Status, last_at: &str) -> Self {
-        StoredSummary {
-            format: SUMMARY_FORMAT,
-            kind: created.kind.clone(),
-            seats: created.seats.clone(),
-            created_at: created_at.to_string(),
-            version,
-            status: status.clone(),
-            finished_at: status.is_finished().then(|| last_at.to_string()),
-        }
+    /// The summary of a live game at `version` with `status`, its last record made at `last_at`.
+    pub(super) fn of(meta: &GameMeta, version: u64, status: &Status, last_at: &str) -> Self {
+        StoredSummary::new(meta.kind.id.into(), meta.seats.clone(), meta.created_at.clone(), version, status, last_at)
     }
 
     pub(super) fn to_bytes(&self) -> Vec<u8> {

@@ -835,7 +835,7 @@ impl GameService {
         let secrets = Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new() };
         let version = verified.raw.len() as u64 - 1;
         let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![] });
-        let summary = imported_summary(&verified.raw, version, &status)?;
+        let summary = imported_summary(&verified.records, version, &status)?;
         let appended =
             self.store.append(AppendRequest::create(stream, verified.raw, Some(secrets.to_bytes())).with_summary(summary.to_bytes())).await;
         match appended {
@@ -959,17 +959,16 @@ fn evict_idle(games: &mut HashMap<StreamId, Arc<Slot>>, max: usize, keep: Stream
     evicted
 }
 
-/// The summary of an imported game, from its first and last records (verified already).
-fn imported_summary(raw: &[Vec<u8>], version: u64, status: &Status) -> Result<StoredSummary, ServiceError> {
-    let record = |bytes: &[u8]| Record::from_bytes(bytes).map_err(|reason| ServiceError::Internal(format!("a verified record: {reason}")));
-    let (Some(first), Some(last)) = (raw.first(), raw.last()) else {
+/// The summary of an imported game, from its first and last records (as
+/// `export::check` parsed and verified them).
+fn imported_summary(records: &[Record], version: u64, status: &Status) -> Result<StoredSummary, ServiceError> {
+    let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Err(ServiceError::Internal("a verified export without records".into()));
     };
-    let (first, last) = (record(first)?, record(last)?);
     let RecordBody::GameCreated(created) = &first.body else {
         return Err(ServiceError::Internal("a verified export whose record 0 is not game_created".into()));
     };
-    Ok(StoredSummary::imported(created, &first.at, version, status, &last.at))
+    Ok(StoredSummary::new(created.kind.clone(), created.seats.clone(), first.at.clone(), version, status, &last.at))
 }
 
 fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Vec<Record>, ServiceError> {

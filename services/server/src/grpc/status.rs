@@ -28,7 +28,7 @@ pub fn unauthorized(reason: &str) -> Status {
 
 /// A `rate_limited` status: `RESOURCE_EXHAUSTED` with an ErrorInfo and a RetryInfo.
 pub fn rate_limited(message: String, retry_after: std::time::Duration) -> Status {
-    let ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
+    let ms = ludo_game::quota::retry_after_ms(retry_after);
     let mut details = ErrorDetails::with_error_info("rate_limited", DOMAIN, [("retry_after_ms".to_string(), ms.to_string())]);
     details.set_retry_info(Some(std::time::Duration::from_millis(ms)));
     Status::with_error_details(Code::ResourceExhausted, message, details)

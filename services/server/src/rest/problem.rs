@@ -79,7 +79,7 @@ impl Problem {
 
     /// A `rate_limited` problem (429; `Retry-After` is added with the answer).
     pub fn rate_limited(detail: impl Into<String>, retry_after: std::time::Duration) -> Self {
-        let ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX).max(1);
+        let ms = ludo_game::quota::retry_after_ms(retry_after);
         Problem { retry_after_ms: Some(ms), ..Problem::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail) }
     }
 
