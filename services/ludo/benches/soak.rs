@@ -351,6 +351,17 @@ struct Bench {
 }
 
 impl Bench {
+    /// The row after an abuse: the RSS once settled (the target compares it
+    /// with `rss_before`, taken just before the abuse), then a window of moves.
+    async fn after(&self, mover: &mut Mover, phase: &str, rss_before: u64, note: String) -> Row {
+        let rss_after = settled_rss_kib(self.pid).await;
+        let mut row = self.measure(mover, phase).await;
+        row.rss_kib = rss_after;
+        row.rss_before_kib = Some(rss_before);
+        row.note = format!("{note}; RSS {:.1} MiB just before it", rss_before as f64 / 1024.0);
+        row
+    }
+
     /// A window of timed moves with nothing else going on, then the figures.
     async fn measure(&self, mover: &mut Mover, phase: &str) -> Row {
         // The RSS before this window's moves add records (and memory) of their own.
@@ -821,16 +832,8 @@ async fn churn_round(bench: &Bench, mover: Mover, game_a: &str, streams: usize, 
         latencies,
         note: format!("highest sampled at a batch's peak; {:.1} s of churn", report.elapsed.as_secs_f64()),
     });
-    let rss_after = settled_rss_kib(bench.pid).await;
-    let mut after_churn = bench.measure(&mut mover, &format!("after churn #{round}")).await;
-    after_churn.rss_kib = rss_after;
-    after_churn.rss_before_kib = Some(rss_before);
-    after_churn.note = format!(
-        "watchers {watchers_left} {:.2} s after the churn; RSS {:.1} MiB just before it",
-        settle_time.as_secs_f64(),
-        rss_before as f64 / 1024.0
-    );
-    rows.push(after_churn);
+    let note = format!("watchers {watchers_left} {:.2} s after the churn", settle_time.as_secs_f64());
+    rows.push(bench.after(&mut mover, &format!("after churn #{round}"), rss_before, note).await);
     mover
 }
 
@@ -935,16 +938,8 @@ async fn hold_round(bench: &Bench, mover: &mut Mover, count: usize, round: usize
         },
         released_at.as_secs_f64()
     );
-    let rss_after = settled_rss_kib(bench.pid).await;
-    let mut after_idle = bench.measure(mover, &format!("after idle hold #{round}")).await;
-    after_idle.rss_kib = rss_after;
-    after_idle.rss_before_kib = Some(rss_before);
-    after_idle.note = format!(
-        "hold ended {:.1} s after the first connect; RSS {:.1} MiB just before it",
-        released_at.as_secs_f64(),
-        rss_before as f64 / 1024.0
-    );
-    rows.push(after_idle);
+    let note = format!("hold ended {:.1} s after the first connect", released_at.as_secs_f64());
+    rows.push(bench.after(mover, &format!("after idle hold #{round}"), rss_before, note).await);
 }
 
 /// For information, at the end: `count` connects at once, unpaced, as a

@@ -138,7 +138,7 @@ fn split_by_kind(schemas: &mut Map<String, Value>, kinds: &[KindSchemas]) {
         .filter(|name| schemas[name.as_str()]["required"].as_array().is_some_and(|r| r.contains(&json!("kind"))))
         .cloned()
         .collect();
-    let mut specialised = BTreeMap::new();
+    let mut specialised = BTreeSet::new();
     for name in &rooted {
         for kind in kinds {
             specialise(schemas, &generic, &placeholders, name, kind, &mut specialised);
@@ -215,9 +215,9 @@ fn specialise(
     placeholders: &BTreeMap<&str, &str>,
     name: &str,
     kind: &KindSchemas,
-    done: &mut BTreeMap<(String, &'static str), ()>,
+    done: &mut BTreeSet<(String, &'static str)>,
 ) {
-    if done.insert((name.to_string(), kind.id), ()).is_some() {
+    if !done.insert((name.to_string(), kind.id)) {
         return;
     }
     let mut schema = schemas[name].clone();
