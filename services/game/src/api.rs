@@ -280,6 +280,24 @@ pub struct StreamEnd {
     pub status: Status,
 }
 
+/// A ticket that opens one game's live stream as one seat, for a short
+/// while: `GET /v1/games/{id}/stream?ticket=…`. For browsers, whose
+/// `EventSource` cannot send the seat's token in a header (and a token in a
+/// URL would land in logs and history).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct StreamTicket {
+    /// The ticket: pass it as the stream's `ticket` query parameter.
+    #[schema(example = "0.1795431218000.3f6c1a8e9b0d4c7e2a5f8b1c6d9e0a3b")]
+    pub ticket: String,
+    /// The seat it follows the game as.
+    pub seat: Seat,
+    /// When it stops opening streams (RFC 3339). A stream opened before
+    /// stays open; a reconnect after needs a new ticket.
+    pub expires_at: String,
+    /// The same, as milliseconds from now.
+    pub expires_in_ms: u64,
+}
+
 /// An imported game.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct ImportedGame {

@@ -86,6 +86,7 @@ impl LimitArgs {
                 records_per_ip: self.rate_records.0,
                 moves_per_ip: self.rate_moves_per_ip.0,
             },
+            cors: ludo_server::CorsOrigins::default(),
         }
     }
 }

@@ -91,6 +91,12 @@ struct ServeArgs {
     /// Log line format (the level comes from RUST_LOG, default `info`).
     #[arg(long, env = "LUDO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Human)]
     log_format: LogFormat,
+    /// Web pages on other origins that may call the API from a browser
+    /// (CORS): `*` (any: seat tokens are bearer headers, never cookies),
+    /// `off` (this server's own pages only), or a comma-separated list of
+    /// origins such as `https://play.example.org,http://localhost:5173`.
+    #[arg(long, env = "LUDO_CORS_ORIGINS", default_value = "*")]
+    cors_origins: ludo_server::CorsOrigins,
     #[command(flatten)]
     limits: limits::LimitArgs,
 }
@@ -164,6 +170,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     service.register_collector(Box::new(heap::HeapStats));
     let service = Arc::new(service);
     let mut config = args.limits.config();
+    config.cors = args.cors_origins.clone();
     config.connections.max_connections = limits::fit_descriptor_limit(config.connections.max_connections);
     let listener = limits::listen(args.listen).map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let shutdown = shutdown_signal()?;

@@ -12,6 +12,8 @@ pub struct ServerConfig {
     pub connections: ConnectionLimits,
     /// Per-client rate limits.
     pub rates: RateLimits,
+    /// Which web origins may call the API from a browser.
+    pub cors: crate::cors::CorsOrigins,
 }
 
 /// Bounds on connections and the time a client may take.

@@ -7,18 +7,21 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod cors;
 pub mod grpc;
 pub mod limits;
 mod openapi;
 mod quota;
 pub mod rest;
 mod serve;
+mod web;
 
 use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
 pub use config::{ConnectionLimits, Rate, RateLimits, ServerConfig};
+pub use cors::CorsOrigins;
 use ludo_game::GameService;
 use tokio::net::TcpListener;
 use utoipa_axum::router::OpenApiRouter;
@@ -30,8 +33,9 @@ pub fn openapi() -> serde_json::Value {
     openapi::finish(&OpenApiRouter::<rest::AppState>::with_openapi(openapi::base()).merge(rest::router()).split_for_parts().1)
 }
 
-/// The whole application: REST, gRPC, `/openapi.json`, `/docs`, and a real
-/// 404 for everything else; every request with a deadline to start its answer.
+/// The whole application: REST, gRPC (and gRPC-Web), the web app at `/`,
+/// `/openapi.json`, `/docs`, and a real 404 for everything else; every
+/// request with a deadline to start its answer, and CORS as configured.
 pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
     let doc = openapi::finish(&api);
@@ -50,12 +54,20 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", doc));
     // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
     // our own fallback, set after merging, gives REST clients a real 404.
-    rest.merge(grpc::router(service, kinds).await)
+    let app = rest
+        .merge(web::router())
+        .merge(grpc::router(service, kinds).await)
         .fallback(rest::problem::no_route)
         .method_not_allowed_fallback(rest::problem::wrong_method)
         .layer(axum::middleware::from_fn_with_state(gate, quota::gate))
-        .layer(axum::middleware::from_fn_with_state(config.connections.request_timeout, serve::deadline))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(config.connections.request_timeout, serve::deadline));
+    // Outside every other layer, so refusals (429, 408, 404) reach a page
+    // on another origin readable, and a preflight is answered before them.
+    let app = match cors::layer(&config.cors) {
+        Some(cors) => app.layer(cors),
+        None => app,
+    };
+    app.layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
 /// Serves `service` on `listener` with the default limits until `shutdown`

@@ -1,7 +1,10 @@
 //! The event-sourced game aggregate: decide, append, evolve.
 
 mod listing;
+mod tickets;
 mod watch;
+
+pub use tickets::TICKET_LIFETIME;
 
 pub use listing::MAX_LIST_SCAN;
 pub use watch::{Watch, Watched};
@@ -206,6 +209,8 @@ pub struct GameService {
     seat_moves: Option<Limiter<(StreamId, Seat)>>,
     /// Most summaries one listing request reads.
     list_scan: usize,
+    /// Signs and checks stream tickets.
+    tickets: tickets::TicketKey,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -326,6 +331,7 @@ impl GameService {
             ticks: AtomicU64::new(0),
             seat_moves: None,
             list_scan: MAX_LIST_SCAN,
+            tickets: tickets::TicketKey::random(),
         };
         service.share_default_options();
         service

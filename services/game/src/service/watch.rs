@@ -151,6 +151,11 @@ impl GameService {
     pub async fn watch(&self, id: &str, token: Option<&str>, from: u64) -> Result<Watch, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
+        self.watch_as(slot, viewer, from).await
+    }
+
+    /// [`GameService::watch`] for a viewer already known.
+    pub(super) async fn watch_as(&self, slot: Arc<Slot>, viewer: Viewer, from: u64) -> Result<Watch, ServiceError> {
         let current = slot.current();
         if from > current.version + 1 {
             return Err(ServiceError::invalid(

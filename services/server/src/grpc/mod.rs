@@ -45,6 +45,10 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
         .add_service(reflection_v1alpha)
         .into_axum_router()
         .layer(axum::middleware::map_request(guard::guard))
+        // gRPC-Web (HTTP/1.1 or 2, binary or base64 text) for browsers: the
+        // layer turns it into gRPC before the guard and back after; plain
+        // gRPC passes through untouched.
+        .layer(tonic_web::GrpcWebLayer::new())
 }
 
 /// How often gRPC health is brought in line with the service's readiness.

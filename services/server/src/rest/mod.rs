@@ -12,7 +12,7 @@ use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
     CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
-    StepPage, StreamEnd, SubmitMove,
+    StepPage, StreamEnd, StreamTicket, SubmitMove,
 };
 use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
@@ -49,6 +49,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list_steps))
         .routes(routes!(export_game))
         .routes(routes!(stream_game))
+        .routes(routes!(stream_ticket))
         .routes(routes!(health))
         .routes(routes!(ready))
         .routes(routes!(metrics))
@@ -340,6 +341,10 @@ struct StreamQuery {
     /// `Last-Event-ID` header (sent by browsers when they reconnect) resumes
     /// after that record instead.
     from: Option<u64>,
+    /// A stream ticket (`POST /v1/games/{id}/stream-tickets`): follows the
+    /// game as the ticket's seat. For browsers, whose `EventSource` cannot
+    /// send `Authorization`; never put a seat token in a URL.
+    ticket: Option<String>,
 }
 
 /// Live updates (Server-Sent Events): each record as it is appended, with
@@ -350,7 +355,8 @@ struct StreamQuery {
 /// close on it. A reconnect to a finished game whose last record was already
 /// received (`Last-Event-ID` = its last seq) answers `204`, which stops a
 /// browser's `EventSource`. The stream also ends when the server stops (no
-/// `end` event then: reconnect).
+/// `end` event then: reconnect). A seat follows with its token in
+/// `Authorization`, or, from a browser, with a stream ticket in `ticket`.
 #[utoipa::path(
     get, path = "/v1/games/{id}/stream", tag = "records",
     params(("id" = String, Path, description = "Game id"), StreamQuery,
@@ -360,7 +366,7 @@ struct StreamQuery {
         (status = 200, description = "An event stream: each record as a `GameUpdate` (`event: record`), ended by a `StreamEnd` (`event: end`) once the game is over; the schema is each event's `data`", body = StreamData, content_type = "text/event-stream"),
         (status = 204, description = "The game is over and nothing follows the record named by `Last-Event-ID` (or `from`)"),
         (status = 400, description = "invalid_input: `from` or `Last-Event-ID` lies past the next record", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "unauthorized: a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: a token of no seat of this game, or a ticket expired or of another game", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -383,7 +389,12 @@ async fn stream_game(
         }
     };
     let from = resume.or(query.from).unwrap_or(0);
-    let watched = app.service.watch(&id, caller.token(), from).await.map_err(|err| match err {
+    let watched = match (&query.ticket, caller.token()) {
+        (Some(_), Some(_)) => return Err(Problem::invalid("ticket", "send a seat token or a stream ticket, not both")),
+        (Some(ticket), None) => app.service.watch_with_ticket(&id, ticket, from).await,
+        (None, token) => app.service.watch(&id, token, from).await,
+    };
+    let watched = watched.map_err(|err| match err {
         ServiceError::InvalidInput { field, reason } if field == "from" && resume.is_some() => Problem::invalid("Last-Event-ID", reason),
         other => Problem::from(other),
     })?;
@@ -403,6 +414,27 @@ async fn stream_game(
         Ok::<_, std::convert::Infallible>(event.unwrap_or_else(|e| Event::default().event("problem").data(e.to_string())))
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
+}
+
+/// A stream ticket for the caller's seat: it opens this game's live stream
+/// as that seat (`GET /v1/games/{id}/stream?ticket=…`) for a minute. For
+/// browsers, whose `EventSource` cannot send `Authorization`: the
+/// long-lived seat token stays in a header, and only a short-lived,
+/// read-only ticket for one game and seat ever appears in a URL.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/stream-tickets", tag = "records",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = [])),
+    responses(
+        (status = 201, description = "A ticket for the caller's seat", body = StreamTicket),
+        (status = 401, description = "unauthorized: no token, or a token of no seat of this game", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn stream_ticket(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<impl IntoResponse> {
+    let ticket = app.service.stream_ticket(&id, caller.token()).await?;
+    // Never cached: a ticket is a credential.
+    Ok((StatusCode::CREATED, [(header::CACHE_CONTROL, "no-store")], Json(ticket)))
 }
 
 /// Liveness or readiness answer.
