@@ -1,0 +1,321 @@
+// Play (as a seat, token from the link's fragment) and watch (as a spectator), live.
+import { api, ApiError, follow, forgetToken, storedToken, storeToken } from './api.js';
+import {
+  el, errorPanel, gamePath, genericMove, kindName, listJoin, problemMeta, problemText, resultText, scoreLine, seatName,
+  statusText,
+} from './words.js';
+
+const boardModules = new Map();
+
+/** The board module of a kind, or null when it is missing or fails to load. */
+export function loadBoard(kind) {
+  if (!/^[a-z0-9_]+$/.test(kind)) return Promise.resolve(null);
+  if (!boardModules.has(kind)) {
+    boardModules.set(kind, import(`./boards/${kind}.js`).then(
+      (mod) => (mod && typeof mod.renderBoard === 'function' ? mod : null),
+      (err) => {
+        console.warn(`No board for ${kind}:`, err);
+        return null;
+      },
+    ));
+  }
+  return boardModules.get(kind);
+}
+
+/** Draws a board into `root`, or says why it cannot. */
+export function drawBoard(root, mod, ctx) {
+  const focused = document.activeElement && root.contains(document.activeElement)
+    ? document.activeElement.getAttribute('data-pick') : null;
+  root.replaceChildren();
+  if (!mod) {
+    root.append(el('p', { class: 'board-missing muted' },
+      'The drawing of this board is not available here; the list of moves and the raw state show the game.'));
+    return;
+  }
+  try {
+    mod.renderBoard(root, ctx);
+  } catch (err) {
+    console.error(err);
+    root.replaceChildren(el('p', { class: 'board-missing notice notice-error' },
+      `The board could not be drawn (${err.message}); the list of moves still works.`));
+    return;
+  }
+  if (focused != null) {
+    const again = Array.from(root.querySelectorAll('[data-pick]')).find((n) => n.getAttribute('data-pick') === focused);
+    if (again) again.focus({ preventScroll: true });
+  }
+}
+
+/** Words for a move: the board's own, or generic ones. */
+export function describe(mod, move, game) {
+  if (mod && typeof mod.describeMove === 'function') {
+    try {
+      const words = mod.describeMove(move, game);
+      if (words) return String(words);
+    } catch (err) {
+      console.warn('describeMove failed', err);
+    }
+  }
+  return genericMove(move);
+}
+
+function takeTokenFromFragment(id) {
+  if (!location.hash) return;
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  if (token) storeToken(id, token);
+  // The fragment never reaches the server, but keep it out of the history too.
+  history.replaceState(history.state, '', location.pathname + location.search);
+}
+
+export async function show(app, { id, page }) {
+  const playing = page === 'play';
+  if (playing) takeTokenFromFragment(id);
+  const token = playing ? storedToken(id) : null;
+  if (playing && !token) {
+    document.title = 'No seat · Ludothèque';
+    app.replaceChildren(
+      el('h1', {}, 'No seat in this tab'),
+      el('div', { class: 'notice' },
+        el('p', {}, 'This tab holds no seat for this game. Open your seat link (the one with #token=… that the game’s creator gave you) to play.'),
+        el('p', {}, el('a', { href: gamePath(id, 'watch') }, 'Watch the game instead'), ' · ', el('a', { href: '/' }, 'All games'))));
+    return;
+  }
+
+  const title = el('h1', { class: 'game-title' }, playing ? 'Your game' : 'Watching');
+  const subtitle = el('p', { class: 'muted small game-sub' });
+  const statusText_ = el('span', { class: 'status-text' }, 'Loading…');
+  const liveBadge = el('span', { class: 'live', 'aria-hidden': 'true' }, '');
+  const statusBox = el('div', {
+    id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true',
+    'data-live': 'off', 'data-state': '', 'data-version': '',
+  }, statusText_, liveBadge);
+  const scores = el('p', { class: 'scores small', id: 'scores' });
+  const board = el('div', { id: 'board', class: 'board', role: 'region', 'aria-label': 'Board' });
+  const problem = el('div', { id: 'problem', class: 'problem', role: 'alert', 'aria-live': 'assertive' });
+  const connection = el('div', { id: 'connection', class: 'connection', 'aria-live': 'polite' });
+  const moves = el('ul', { id: 'legal-moves', class: 'legal-moves', 'aria-label': 'Your legal moves' });
+  const movesHint = el('p', { class: 'muted small', id: 'moves-hint' });
+  const movesFilter = el('input', {
+    type: 'search', id: 'moves-filter', class: 'moves-filter', placeholder: 'Filter moves', 'aria-label': 'Filter the moves', hidden: true,
+  });
+  const recent = el('ol', { id: 'recent', class: 'recent small', 'aria-label': 'Latest steps' });
+  const rawPre = el('pre', { class: 'raw' });
+  const raw = el('details', { id: 'raw-view', class: 'raw-view' }, el('summary', {}, 'Raw state (JSON from the API)'), rawPre);
+
+  const movesSection = el('section', { class: 'panel moves', 'aria-labelledby': 'moves-title' },
+    el('h2', { id: 'moves-title' }, playing ? 'Your moves' : 'Moves'), movesHint, movesFilter, moves);
+  const side = el('aside', { class: 'side' }, problem, movesSection,
+    el('section', { class: 'panel', 'aria-labelledby': 'recent-title' }, el('h2', { id: 'recent-title' }, 'Latest'), recent));
+
+  app.replaceChildren(
+    el('div', { class: 'game-head' }, el('div', {}, title, subtitle), statusBox),
+    connection,
+    scores,
+    el('div', { class: 'game-layout' }, el('section', { class: 'board-wrap', 'aria-label': 'Board' }, board), side),
+    raw);
+
+  let game = null;
+  let legal = [];
+  let mod = null;
+  let busy = false;
+  let stream = null;
+  let recentFrom = -1;
+  let gone = false;
+
+  function showProblem(p, { info = false } = {}) {
+    problem.replaceChildren();
+    problem.removeAttribute('data-code');
+    problem.removeAttribute('data-rule');
+    if (!p) return;
+    problem.dataset.code = p.code || 'error';
+    if (p.rule) problem.dataset.rule = p.rule;
+    problem.append(el('div', { class: `notice ${info ? 'notice-info' : 'notice-error'}` },
+      el('p', { class: 'problem-detail' }, problemText(p)),
+      problemMeta(p) ? el('p', { class: 'problem-meta muted small' }, problemMeta(p)) : null,
+      el('button', { type: 'button', class: 'btn btn-small btn-quiet', onclick: () => showProblem(null) }, 'Dismiss')));
+  }
+
+  function setConnection(message, { retry } = {}) {
+    connection.replaceChildren();
+    if (!message) return;
+    connection.append(el('p', { class: 'notice notice-warn small' }, message,
+      retry ? el('button', { type: 'button', class: 'btn btn-small', onclick: retry }, 'Retry now') : null));
+  }
+
+  async function submit(move) {
+    if (busy || gone || !game || !playing) return;
+    busy = true;
+    setBusy(true);
+    showProblem(null);
+    try {
+      await api.submitMove(id, token, move, game.version);
+      await refresh();
+    } catch (err) {
+      const p = err instanceof ApiError ? err.problem : { detail: String(err), code: 'error' };
+      if (p.code === 'version_conflict') {
+        showProblem({ ...p, detail: 'The game had moved on before your move arrived; the view is up to date now, so choose again.' }, { info: true });
+      } else {
+        showProblem(p);
+      }
+      if (['version_conflict', 'not_your_turn', 'game_finished', 'rule_violation'].includes(p.code)) await refresh();
+    } finally {
+      busy = false;
+      setBusy(false);
+    }
+  }
+
+  function setBusy(on) {
+    for (const b of moves.querySelectorAll('button.legal-move')) b.disabled = on;
+    board.setAttribute('aria-busy', on ? 'true' : 'false');
+  }
+
+  function draw(text) {
+    const finished = game.status.state === 'finished';
+    const names = game.seats.map((s) => s.name);
+    const me = game.viewer_seat;
+    title.textContent = `${kindName(game.kind)}: ${listJoin(names)}`;
+    subtitle.replaceChildren(
+      playing && me != null ? el('strong', {}, `You are ${seatName(game.seats, me)}. `) : (playing ? '' : 'Watching as a spectator. '),
+      `Version ${game.version}`,
+      !playing && storedToken(id) ? el('span', {}, ' · ', el('a', { href: gamePath(id, 'play') }, 'Play your seat')) : null);
+    statusText_.textContent = statusText(game);
+    statusBox.dataset.version = String(game.version);
+    statusBox.dataset.state = game.status.state;
+    statusBox.classList.toggle('my-turn', !finished && me != null && (game.status.to_move || []).includes(me));
+    scores.textContent = finished ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
+    document.title = `${statusText(game)} · ${kindName(game.kind)} · Ludothèque`;
+
+    drawBoard(board, mod, { game, legalMoves: legal, submit, interactive: playing });
+
+    moves.replaceChildren(...legal.map((move, i) => {
+      const words = describe(mod, move, game);
+      return el('li', {}, el('button', {
+        type: 'button', class: 'legal-move', dataset: { index: String(i) }, onclick: () => submit(move),
+      }, words));
+    }));
+    if (finished) {
+      movesHint.textContent = resultText(game.status.result, game.seats, game.kind);
+    } else if (!playing) {
+      movesHint.textContent = 'Spectators see the moves as they are made.';
+    } else if (legal.length === 0) {
+      movesHint.textContent = (game.status.to_move || []).includes(me) ? 'No move is possible.' : statusText(game);
+    } else {
+      movesHint.textContent = `${legal.length} legal move${legal.length === 1 ? '' : 's'}. Act on the board, or pick one here.`;
+    }
+    movesFilter.hidden = legal.length <= 12;
+    applyFilter();
+    rawPre.textContent = text;
+  }
+
+  function applyFilter() {
+    const q = movesFilter.value.trim().toLowerCase();
+    for (const li of moves.children) li.hidden = q !== '' && !li.textContent.toLowerCase().includes(q);
+  }
+  movesFilter.addEventListener('input', applyFilter);
+
+  let refreshing = null;
+  let again = false;
+  /** Refetches the state and the legal moves and redraws; calls coalesce. */
+  function refresh() {
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
+    refreshing = (async () => {
+      do {
+        again = false;
+        await refreshOnce();
+      } while (again);
+    })().finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  }
+
+  async function refreshOnce() {
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const { json, text } = await api.game(id, token);
+        let moveList = [];
+        const mine = playing && json.status.state === 'in_progress' && (json.status.to_move || []).includes(json.viewer_seat);
+        if (mine) {
+          const lm = await api.legalMoves(id, token);
+          if (lm.version !== json.version && attempt < 2) continue;
+          moveList = lm.moves || [];
+        }
+        game = json;
+        legal = moveList;
+        if (!mod) mod = await loadBoard(game.kind);
+        draw(text);
+        setConnection(null);
+        loadRecent();
+        return;
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401 && playing) {
+        app.replaceChildren(el('h1', {}, 'This seat link does not open this game'), errorPanel(err),
+          el('p', {}, el('button', {
+            type: 'button', class: 'btn', onclick: () => {
+              forgetToken(id);
+              location.assign(gamePath(id, 'watch'));
+            },
+          }, 'Forget it and watch instead')));
+        if (stream) stream.close();
+        gone = true;
+        return;
+      }
+      if (!game) throw err;
+      setConnection(`Could not refresh the game: ${problemText(err.problem || { detail: err.message })}`, { retry: refresh });
+    }
+  }
+
+  async function loadRecent() {
+    const v = game.version;
+    if (v === recentFrom) return;
+    recentFrom = v;
+    try {
+      const page = await api.steps(id, token, Math.max(0, v - 5), 6);
+      if (recentFrom !== v) return;
+      recent.replaceChildren(...page.steps.slice().reverse().map((s) => el('li', { dataset: { seq: String(s.seq) } },
+        el('a', { href: `${gamePath(id, 'replay')}?at=${s.seq}`, class: 'step-link', 'aria-label': `Replay from step ${s.seq}` }, `#${s.seq}`),
+        ' ', s.lines.join('. '))));
+    } catch {
+      recentFrom = -1;
+    }
+  }
+
+  function startStream() {
+    if (stream || gone || !game || game.status.state === 'finished') return;
+    stream = follow(id, {
+      token: playing ? token : null,
+      from: game.version + 1,
+      onRecord: () => refresh(),
+      onEnd: () => {
+        stream = null;
+        refresh();
+      },
+      onLive: (on) => {
+        statusBox.dataset.live = on ? 'on' : 'off';
+        liveBadge.textContent = on ? 'Live' : '';
+        liveBadge.title = on ? 'Updates arrive live' : '';
+        if (on) setConnection(null);
+      },
+      onTrouble: (err) => setConnection(`Live updates interrupted (${problemText(err.problem || {})}); reconnecting…`),
+      stillWanted: async () => {
+        await refresh();
+        if (game.status.state === 'finished') return false;
+        setConnection('Live updates interrupted; reconnecting…');
+        return true;
+      },
+    });
+  }
+
+  // The page returns to the board after a while away: catch up at once.
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible' && game) refresh();
+  });
+
+  await refresh();
+  startStream();
+}

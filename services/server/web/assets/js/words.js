@@ -1,0 +1,150 @@
+// Shared wording: seat names, statuses, results, problems and small DOM helpers.
+
+export const KIND_NAMES = { cardinal: 'Cardinal', kardinal: 'Kardinal & König', battle13: 'Battle 13' };
+
+/** What a final score is counted in, per kind. */
+const SCORE_UNITS = { battle13: ['crown', 'crowns'] };
+
+export function kindName(kind, kinds) {
+  const info = kinds && kinds.find((k) => k.kind === kind);
+  return (info && info.name) || KIND_NAMES[kind] || kind;
+}
+
+/** "Ann", "Ann and Bob", "Ann, Bob and Cid". */
+export function listJoin(items, last = 'and') {
+  const list = items.filter((x) => x != null && x !== '');
+  if (list.length <= 1) return list.join('');
+  return `${list.slice(0, -1).join(', ')} ${last} ${list[list.length - 1]}`;
+}
+
+export function seatName(seats, seat) {
+  const found = seats && seats.find((s) => s.seat === seat);
+  return found ? found.name : `Seat ${Number(seat) + 1}`;
+}
+
+export function points(n, kind) {
+  const [one, many] = SCORE_UNITS[kind] || ['point', 'points'];
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * A game's status in words. `game` has `seats`, `status`, `kind` and
+ * optionally `viewer_seat`.
+ */
+export function statusText(game, { viewer } = {}) {
+  const { status, seats, kind } = game;
+  const me = viewer === undefined ? game.viewer_seat : viewer;
+  if (!status) return '';
+  if (status.state === 'finished') return resultText(status.result, seats, kind);
+  const toMove = status.to_move || [];
+  if (toMove.length === 0) return 'Waiting';
+  const names = toMove.map((s) => (s === me ? 'you' : seatName(seats, s)));
+  if (me != null && toMove.includes(me)) {
+    if (toMove.length === 1) return 'Your turn';
+    return `Your turn (with ${listJoin(names.filter((n) => n !== 'you'))})`;
+  }
+  return `Waiting for ${listJoin(names)}`;
+}
+
+/** "Bob won with 34 points", "Ann and Bob won with 30 points", and the rest. */
+export function resultText(result, seats, kind) {
+  if (!result) return 'The game is over';
+  const scores = result.scores || [];
+  const winners = result.winners || [];
+  const names = winners.map((s) => seatName(seats, s));
+  if (winners.length === 0) return 'The game is over, with no winner';
+  const best = scores[winners[0]];
+  const same = winners.every((w) => scores[w] === best);
+  if (best == null || !same) return `${listJoin(names)} won`;
+  if (winners.length > 1 && winners.length === seats.length) return `A draw: everyone has ${points(best, kind)}`;
+  return `${listJoin(names)} won with ${points(best, kind)}`;
+}
+
+/** Everyone's score, best first: "Bob 34 · Ann 31". */
+export function scoreLine(result, seats) {
+  if (!result || !result.scores) return '';
+  return seats
+    .map((s) => ({ name: s.name, score: result.scores[s.seat] }))
+    .filter((x) => x.score != null)
+    .sort((a, b) => b.score - a.score)
+    .map((x) => `${x.name} ${x.score}`)
+    .join(' · ');
+}
+
+export function stateWord(status) {
+  return status && status.state === 'finished' ? 'Finished' : 'In progress';
+}
+
+/** Words for a move when no board module describes it. */
+export function genericMove(move) {
+  if (!move || typeof move !== 'object') return String(move);
+  const { type, ...rest } = move;
+  const head = type ? String(type).replace(/_/g, ' ') : 'move';
+  const parts = Object.entries(rest).map(([k, v]) => `${k.replace(/_/g, ' ')} ${plain(v)}`);
+  return parts.length ? `${head[0].toUpperCase()}${head.slice(1)}: ${parts.join(', ')}` : `${head[0].toUpperCase()}${head.slice(1)}`;
+}
+
+function plain(v) {
+  if (v == null) return 'none';
+  if (Array.isArray(v)) return v.map(plain).join(' + ');
+  if (typeof v === 'object') return Object.values(v).map(plain).join(',');
+  return String(v).replace(/_/g, ' ');
+}
+
+/** A problem in words: detail, then the rule and code. */
+export function problemText(problem) {
+  if (!problem) return '';
+  return problem.detail || problem.title || 'Something went wrong';
+}
+
+export function problemMeta(problem) {
+  const meta = [];
+  if (problem.rule) meta.push(`Rule ${problem.rule}`);
+  if (problem.code) meta.push(`code ${problem.code}`);
+  if (problem.field) meta.push(`field ${problem.field}`);
+  if (problem.retry_after_ms) meta.push(`try again in ${Math.ceil(problem.retry_after_ms / 1000)} s`);
+  return meta.join(' · ');
+}
+
+const dateFmt = typeof Intl !== 'undefined'
+  ? new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+  : null;
+
+export function when(iso) {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return dateFmt ? dateFmt.format(d) : d.toLocaleString();
+}
+
+/** Small element builder: el('a', { href, class: 'x', dataset: {...} }, 'text', child). */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'dataset') Object.assign(node.dataset, v);
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on') && typeof v === 'function') node.addEventListener(k.slice(2), v);
+    else if (v === true) node.setAttribute(k, '');
+    else node.setAttribute(k, String(v));
+  }
+  for (const child of children.flat()) {
+    if (child == null || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** A visible notice for a failed load: never a blank page. */
+export function errorPanel(err, { retry } = {}) {
+  const problem = err && err.problem ? err.problem : { detail: (err && err.message) || String(err) };
+  const box = el('div', { class: 'notice notice-error', role: 'alert' },
+    el('p', { class: 'notice-title' }, problem.status === 404 ? 'Not found' : 'Something went wrong'),
+    el('p', {}, problemText(problem)),
+    problemMeta(problem) ? el('p', { class: 'muted small' }, problemMeta(problem)) : null);
+  if (retry) box.append(el('p', {}, el('button', { type: 'button', class: 'btn', onclick: retry }, 'Try again')));
+  return box;
+}
+
+export const gamePath = (id, page) => `/games/${encodeURIComponent(id)}/${page}`;
