@@ -173,10 +173,10 @@ async function verifyFile(file, result, firstBad) {
     if (valid) {
       result.replaceChildren(el('p', {}, el('strong', {}, '✓ Valid. '),
         `${what}: ${report.records} record${report.records === 1 ? '' : 's'}, the hash chain is intact, ${seedWords[report.seed] || report.seed}${report.replayed ? ', every move re-plays' : ''}.`),
-      report.last_hash ? el('p', { class: 'mono small break' }, `Last hash: ${report.last_hash}`) : null);
+      ...(report.last_hash ? [el('p', { class: 'mono small break' }, `Last hash: ${report.last_hash}`)] : []));
       firstBad.textContent = '';
     } else {
-      result.replaceChildren(el('p', {}, el('strong', {}, '✗ Not valid. '), `${what}: ${report.chain_intact ? 'the chain holds, but' : 'the hash chain is broken;'} ${seedWords[report.seed] || ''}.`));
+      result.replaceChildren(el('p', {}, el('strong', {}, '✗ Not valid. '), `${what}: ${report.records === 0 && !report.chain_intact ? 'not a readable export.' : report.chain_intact ? `the hash chain holds, but ${seedWords[report.seed] || 'a check failed'}.` : 'the hash chain is broken.'}`));
       firstBad.textContent = report.fault ? `First bad record: ${faultText(report.fault)}` : 'The first bad record was not named.';
     }
   } catch (err) {

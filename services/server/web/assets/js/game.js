@@ -85,11 +85,10 @@ export async function show(app, { id, page }) {
   const title = el('h1', { class: 'game-title' }, playing ? 'Your game' : 'Watching');
   const subtitle = el('p', { class: 'muted small game-sub' });
   const statusText_ = el('span', { class: 'status-text' }, 'Loading…');
-  const liveBadge = el('span', { class: 'live', 'aria-hidden': 'true' }, '');
   const statusBox = el('div', {
     id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true',
     'data-live': 'off', 'data-state': '', 'data-version': '',
-  }, statusText_, liveBadge);
+  }, statusText_);
   const scores = el('p', { class: 'scores small', id: 'scores' });
   const board = el('div', { id: 'board', class: 'board', role: 'region', 'aria-label': 'Board' });
   const problem = el('div', { id: 'problem', class: 'problem', role: 'alert', 'aria-live': 'assertive' });
@@ -175,10 +174,11 @@ export async function show(app, { id, page }) {
     const names = game.seats.map((s) => s.name);
     const me = game.viewer_seat;
     title.textContent = `${kindName(game.kind)}: ${listJoin(names)}`;
-    subtitle.replaceChildren(
+    subtitle.replaceChildren(...[
       playing && me != null ? el('strong', {}, `You are ${seatName(game.seats, me)}. `) : (playing ? '' : 'Watching as a spectator. '),
       `Version ${game.version}`,
-      !playing && storedToken(id) ? el('span', {}, ' · ', el('a', { href: gamePath(id, 'play') }, 'Play your seat')) : null);
+      !playing && storedToken(id) ? el('span', {}, ' · ', el('a', { href: gamePath(id, 'play') }, 'Play your seat')) : null,
+    ].filter(Boolean));
     statusText_.textContent = statusText(game);
     statusBox.dataset.version = String(game.version);
     statusBox.dataset.state = game.status.state;
@@ -297,8 +297,7 @@ export async function show(app, { id, page }) {
       },
       onLive: (on) => {
         statusBox.dataset.live = on ? 'on' : 'off';
-        liveBadge.textContent = on ? 'Live' : '';
-        liveBadge.title = on ? 'Updates arrive live' : '';
+        statusBox.title = on ? 'Updates arrive live' : '';
         if (on) setConnection(null);
       },
       onTrouble: (err) => setConnection(`Live updates interrupted (${problemText(err.problem || {})}); reconnecting…`),

@@ -28,9 +28,9 @@ export async function show(app, { id }) {
     'aria-label': 'Version', class: 'scrubber',
   });
   const prev = el('button', { type: 'button', id: 'prev', class: 'btn', 'aria-label': 'Step back' }, '◀ Back');
-  const next = el('button', { type: 'button', id: 'next', class: 'btn', 'aria-label': 'Step forward' }, 'Forward ▶');
-  const first = el('button', { type: 'button', id: 'first', class: 'btn btn-quiet', 'aria-label': 'Go to the start' }, '⏮');
-  const last = el('button', { type: 'button', id: 'last', class: 'btn btn-quiet', 'aria-label': 'Go to the latest version' }, '⏭');
+  const next = el('button', { type: 'button', id: 'next', class: 'btn', 'aria-label': 'Step forward' }, 'Next ▶');
+  const first = el('button', { type: 'button', id: 'first', class: 'btn btn-quiet', 'aria-label': 'Go to the start' }, '«');
+  const last = el('button', { type: 'button', id: 'last', class: 'btn btn-quiet', 'aria-label': 'Go to the latest version' }, '»');
   const playBtn = el('button', { type: 'button', id: 'play-toggle', class: 'btn btn-quiet', 'aria-pressed': 'false' }, 'Play');
   const position = el('output', { id: 'position', for: 'scrubber', class: 'position' });
   const perspective = el('select', { id: 'perspective', 'aria-label': 'Whose view' });
@@ -69,7 +69,7 @@ export async function show(app, { id }) {
         el('p', { class: 'muted small' }, el('a', { href: gamePath(id, 'watch') }, 'Current state'), ' · ', el('a', { href: gamePath(id, 'audit') }, 'Audit'))),
       statusBox),
     el('div', { class: 'panel replay-controls', role: 'group', 'aria-label': 'Timeline' },
-      el('div', { class: 'row gap wrap' }, first, prev, playBtn, next, last, position),
+      el('div', { class: 'row gap wrap timeline-buttons' }, first, prev, playBtn, next, last, position),
       scrubber,
       el('div', { class: 'row gap wrap perspective' }, el('label', { for: 'perspective' }, 'View as'), perspective, perspectiveNote)),
     notice,
