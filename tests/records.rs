@@ -49,6 +49,29 @@ async fn export_verify_import_replays_identically_for_every_kind() {
         let state_a = rest_a.get(&format!("/v1/games/{id}"), None).await.body;
         assert_eq!(report.body["status"], state_a["status"]);
 
+        // The hidden cards are revealed after the records, checked by replay;
+        // the same export without them (as exports were before) still verifies.
+        let announced = header["revealed"].as_u64().expect("a finished game's export counts its revealed lines");
+        let records = header["records"].as_u64().unwrap() as usize;
+        let revealed: Vec<Value> = lines(&export)[1 + records..].iter().map(|l| serde_json::from_slice(l).unwrap()).collect();
+        assert_eq!(revealed.len() as u64, announced);
+        if kind == "cardinal" {
+            assert!(revealed.is_empty(), "Cardinal hides nothing");
+        } else {
+            assert!(!revealed.is_empty(), "{kind} deals hidden cards");
+            for line in &revealed {
+                let seq = line["revealed"].as_u64().unwrap() as usize;
+                let stored: Value = serde_json::from_slice(lines(&export)[1 + seq]).unwrap();
+                assert_ne!(stored["effects"], line["effects"], "{kind} record {seq} is revealed because it hid something");
+                assert!(!line["effects"].to_string().contains("null"), "{kind} record {seq} still hides something: {}", line["effects"]);
+            }
+        }
+        let mut old_header = header.clone();
+        old_header.as_object_mut().unwrap().remove("revealed");
+        let old_form =
+            [&serde_json::to_vec(&old_header).unwrap()[..], b"\n", &lines(&export)[1..=records].join(&b'\n')[..], b"\n"].concat();
+        assert_eq!(ludo_game::export::verify(&old_form).valid, true, "{kind}: an export without revealed lines");
+
         let imported = rest_b.post_bytes("/v1/games/import", export.clone()).await;
         assert_eq!(imported.status, 201, "{imported:?}");
         assert_eq!(imported.body["id"], id);
@@ -80,7 +103,8 @@ async fn tampered_exports_are_caught_at_the_exact_record() {
     let game = finished(&rest, "cardinal", &["Ann", "Bob"], json!({"first_seat": 0}), 7).await;
     let id = game["id"].as_str().unwrap();
     let (_, export) = rest.get_bytes(&format!("/v1/games/{id}/export"), None).await;
-    let records = lines(&export).len() - 1;
+    let header: Value = serde_json::from_slice(lines(&export)[0]).unwrap();
+    let records = header["records"].as_u64().unwrap() as usize;
     let mut checked = 0;
     for seq in 0..records {
         let line = lines(&export)[seq + 1];
@@ -275,8 +299,10 @@ async fn grpc_watch_export_verify_and_steps() {
     let report = grpc.verify_game(pb::VerifyGameRequest { export: export.clone() }).await.unwrap().into_inner();
     assert!(report.valid && report.replayed);
     assert_eq!(report.seed, pb::SeedCheck::Matches as i32);
+    // A byte near the end of the last record (the revealed lines follow it).
+    let records_end: usize = lines(&export)[..=played as usize + 1].iter().map(|l| l.len() + 1).sum();
     let mut tampered = export;
-    let at = tampered.len() - 40;
+    let at = records_end - 40;
     tampered[at] ^= 0x01;
     let report = grpc.verify_game(pb::VerifyGameRequest { export: tampered }).await.unwrap().into_inner();
     assert!(!report.valid);
@@ -288,5 +314,46 @@ async fn grpc_watch_export_verify_and_steps() {
     let text: Vec<String> = steps.steps.iter().flat_map(|s| s.lines.clone()).collect();
     assert!(text.iter().any(|l| l.contains("Tournament") && l.contains("won by")), "tricks are narrated");
     drop(grpc);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tampered_revealed_line_is_caught_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = finished(&rest, "battle13", &["North", "East", "South", "West"], json!({"target_crowns": 20}), 11).await;
+    let id = game["id"].as_str().unwrap();
+    let (_, export) = rest.get_bytes(&format!("/v1/games/{id}/export"), None).await;
+    assert!(ludo_game::export::verify(&export).valid);
+    let all = lines(&export);
+    let header: Value = serde_json::from_slice(all[0]).unwrap();
+    let records = header["records"].as_u64().unwrap() as usize;
+    let first = 1 + records;
+    assert!(all.len() > first, "a Battle 13 game reveals its deals");
+    let join = |lines: &[Vec<u8>]| [lines.join(&b'\n'), b"\n".to_vec()].concat();
+    let owned: Vec<Vec<u8>> = all.iter().map(|l| l.to_vec()).collect();
+
+    // A revealed card swapped for another: named at its line and record.
+    let mut line: Value = serde_json::from_slice(all[first]).unwrap();
+    let seq = line["revealed"].as_u64().unwrap();
+    let text = line["effects"].to_string();
+    let changed = text.replacen("\"strength\":", "\"strength\":1", 1);
+    assert_ne!(text, changed, "the revealed effects name cards: {text}");
+    line["effects"] = serde_json::from_str(&changed).unwrap();
+    let mut tampered = owned.clone();
+    tampered[first] = serde_json::to_vec(&line).unwrap();
+    let fault = ludo_game::export::verify(&join(&tampered)).fault.expect("a changed card is caught");
+    assert_eq!((fault.line, fault.seq), ((first + 1) as u64, Some(seq)), "{}", fault.reason);
+
+    // A revealed line dropped (with the count kept or fixed), or one added.
+    let mut dropped = owned.clone();
+    dropped.remove(first);
+    assert_eq!(ludo_game::export::verify(&join(&dropped)).fault.unwrap().line, 1, "the header's count no longer matches");
+    let mut recounted: Value = header.clone();
+    recounted["revealed"] = json!(header["revealed"].as_u64().unwrap() - 1);
+    dropped[0] = serde_json::to_vec(&recounted).unwrap();
+    let fault = ludo_game::export::verify(&join(&dropped)).fault.unwrap();
+    assert_eq!(fault.line, (first + 1) as u64, "the first revealed line is now wrong or missing: {}", fault.reason);
     server.stop().await;
 }

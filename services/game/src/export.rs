@@ -7,6 +7,14 @@
 //! while the game runs; once the game is over the header also carries the
 //! seed, which lets anyone re-deal the game and re-play every move.
 //!
+//! The stored records keep hidden cards hidden (a dealt hand is `null`),
+//! even once the game is over. So a finished game's export adds, after the
+//! records, one `revealed` line per record whose effects hid something: the
+//! record's effects in full, as the seed re-deals them. These lines are
+//! outside the hash chain (the records stay exactly as stored) and are
+//! checked by replay: each must be exactly what the engine computes from
+//! the published seed, so they add nothing anyone has to take on trust.
+//!
 //! [`verify`] needs nothing but the export: it checks the header, every
 //! record's canonical form and link in the hash chain, the seed against the
 //! commitment in record 0, and re-plays every record through this server's
@@ -45,15 +53,48 @@ pub struct ExportHeader {
     pub seed: Option<String>,
     /// When the export was made (RFC 3339).
     pub exported_at: String,
+    /// Number of `revealed` lines after the records (a finished game's
+    /// hidden cards, re-dealt from the seed). Absent in exports made before
+    /// they existed, which verify as they always did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revealed: Option<u64>,
 }
 
-/// Writes an export: the header line, then each stored record's bytes.
+/// A line after the records of a finished game's export: what record
+/// `revealed` hid, in full. Checked against a replay from the seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Revealed {
+    /// The record's seq.
+    pub revealed: u64,
+    /// The record's effects with nothing hidden.
+    pub effects: Vec<Value>,
+}
+
+/// The `revealed` lines of a log: one per record whose stored effects
+/// differ from `full`, its effects as the engine computed them.
 #[must_use]
-pub fn write(header: &ExportHeader, records: &[Vec<u8>]) -> Vec<u8> {
+pub fn revealed(records: &[Record], full: &[Vec<Value>]) -> Vec<Revealed> {
+    records
+        .iter()
+        .zip(full)
+        .filter(|(record, full)| record.effects != **full)
+        .map(|(record, full)| Revealed { revealed: record.seq, effects: full.clone() })
+        .collect()
+}
+
+/// Writes an export: the header line, each stored record's bytes, then
+/// the `revealed` lines (the header must count them).
+#[must_use]
+pub fn write(header: &ExportHeader, records: &[Vec<u8>], revealed: &[Revealed]) -> Vec<u8> {
     let mut out = serde_json::to_vec(header).expect("headers serialize");
     out.push(b'\n');
     for record in records {
         out.extend_from_slice(record);
+        out.push(b'\n');
+    }
+    for line in revealed {
+        serde_json::to_writer(&mut out, line).expect("revealed lines serialize");
         out.push(b'\n');
     }
     out
@@ -177,7 +218,12 @@ pub fn check(export: &[u8]) -> Verified {
     if header.format != EXPORT_FORMAT {
         return empty(report.failed(1, None, format!("unknown export format `{}`", header.format)));
     }
-    let raw: Vec<Vec<u8>> = lines.map(<[u8]>::to_vec).collect();
+    let mut raw: Vec<Vec<u8>> = lines.map(<[u8]>::to_vec).collect();
+    // Whatever follows the announced records is the revealed lines.
+    let revealed_lines = match usize::try_from(header.records) {
+        Ok(records) if header.revealed.is_some() && records < raw.len() => raw.split_off(records),
+        _ => Vec::new(),
+    };
     report.records = raw.len() as u64;
     let fail = |report: VerifyReport, line: u64, seq: Option<u64>, reason: String, header: &ExportHeader| Verified {
         header: header.clone(),
@@ -225,10 +271,18 @@ pub fn check(export: &[u8]) -> Verified {
             &header,
         );
     }
+    let announced = header.revealed.unwrap_or(0);
+    if announced != revealed_lines.len() as u64 {
+        let held = revealed_lines.len();
+        return fail(report, 1, None, format!("the header announces {announced} revealed lines, the export holds {held}"), &header);
+    }
     let Some(seed_hex) = &header.seed else {
         report.seed = SeedCheck::Absent;
         if header.finished {
             return fail(report, 1, None, "a finished game's export must carry its seed".into(), &header);
+        }
+        if announced > 0 {
+            return fail(report, 1, None, "only a finished game's export reveals hidden cards".into(), &header);
         }
         return Verified { header, records, raw, report };
     };
@@ -241,7 +295,7 @@ pub fn check(export: &[u8]) -> Verified {
         return fail(report, 1, None, "the seed does not match record 0's seed commitment".into(), &header);
     }
     report.seed = SeedCheck::Matches;
-    match replay(&records, &ludo_engine::Seed(seed), false) {
+    match replay(&records, &ludo_engine::Seed(seed), header.revealed.is_some()) {
         Err(err) => fail(report, err.seq + 2, Some(err.seq), err.reason, &header),
         Ok(replayed) => {
             let status = replayed.state.game.status();
@@ -254,12 +308,49 @@ pub fn check(export: &[u8]) -> Verified {
                     &header,
                 );
             }
+            if header.revealed.is_some() {
+                let first_line = header.records + 2;
+                let expected = revealed(&records, &replayed.effects);
+                if let Err((line, seq, reason)) = check_revealed(&revealed_lines, &expected, first_line) {
+                    return fail(report, line, seq, reason, &header);
+                }
+            }
             report.replayed = true;
             report.view = Some(replayed.state.game.view(Viewer::Omniscient));
             report.status = Some(status);
             Verified { header, records, raw, report }
         }
     }
+}
+
+/// Checks the revealed lines (the first on line `first_line`) against what
+/// the replay computed: the same records, in order, with the same effects.
+fn check_revealed(lines: &[Vec<u8>], expected: &[Revealed], first_line: u64) -> Result<(), (u64, Option<u64>, String)> {
+    for (i, bytes) in lines.iter().enumerate() {
+        let line = first_line + i as u64;
+        let found: Revealed = serde_json::from_slice(bytes)
+            .map_err(|err| (line, None, format!("not a revealed line ({{\"revealed\": seq, \"effects\": […]}}): {err}")))?;
+        let seq = Some(found.revealed);
+        match expected.get(i) {
+            Some(want) if want.revealed != found.revealed => {
+                return Err((
+                    line,
+                    seq,
+                    format!("reveals record {}, where the seed reveals record {} next", found.revealed, want.revealed),
+                ));
+            }
+            Some(want) if want.effects != found.effects => {
+                return Err((line, seq, "the revealed effects differ from what the seed deals".into()));
+            }
+            Some(_) => {}
+            None => return Err((line, seq, "the seed reveals nothing more: this line is extra".into())),
+        }
+    }
+    if let Some(missing) = expected.get(lines.len()) {
+        let line = first_line + lines.len() as u64;
+        return Err((line, Some(missing.revealed), format!("record {}'s hidden effects are not revealed", missing.revealed)));
+    }
+    Ok(())
 }
 
 fn blank_header() -> ExportHeader {
@@ -272,5 +363,6 @@ fn blank_header() -> ExportHeader {
         finished: false,
         seed: None,
         exported_at: String::new(),
+        revealed: None,
     }
 }

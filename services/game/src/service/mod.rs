@@ -802,6 +802,17 @@ impl GameService {
         let upto = current.version + 1;
         let stored = blocking(move || store.read(stream, 0, Some(upto))).await??;
         let finished = current.status.is_finished();
+        // Once the game is over its hidden cards are public: re-deal them
+        // from the seed for the revealed lines.
+        let revealed = if finished {
+            let records = parse_records(id, stored.clone())?;
+            let seed = slot.meta.secrets.seed.clone();
+            // A whole replay: off the async workers.
+            let lines = blocking(move || replay(&records, &seed, true).map(|replayed| export::revealed(&records, &replayed.effects)));
+            Some(lines.await?.map_err(|err| corrupt(id, err))?)
+        } else {
+            None
+        };
         let header = export::ExportHeader {
             format: export::EXPORT_FORMAT.into(),
             game_id: slot.meta.id.clone(),
@@ -811,9 +822,10 @@ impl GameService {
             finished,
             seed: finished.then(|| hex::encode(slot.meta.secrets.seed.0)),
             exported_at: timestamp(self.clock.now()),
+            revealed: revealed.as_ref().map(|lines| lines.len() as u64),
         };
         let raw: Vec<Vec<u8>> = stored.into_iter().map(|r| r.bytes).collect();
-        Ok(export::write(&header, &raw))
+        Ok(export::write(&header, &raw, revealed.as_deref().unwrap_or_default()))
     }
 
     /// Imports a finished game's export after verifying it; the game keeps
