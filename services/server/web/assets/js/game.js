@@ -102,8 +102,9 @@ export async function show(app, { id, page }) {
   const rawPre = el('pre', { class: 'raw' });
   const raw = el('details', { id: 'raw-view', class: 'raw-view' }, el('summary', {}, 'Raw state (JSON from the API)'), rawPre);
 
+  const movesTitle = el('h2', { id: 'moves-title' }, playing ? 'Your moves' : 'Moves');
   const movesSection = el('section', { class: 'panel moves', 'aria-labelledby': 'moves-title' },
-    el('h2', { id: 'moves-title' }, playing ? 'Your moves' : 'Moves'), movesHint, movesFilter, moves);
+    movesTitle, movesHint, movesFilter, moves);
   const side = el('aside', { class: 'side' }, problem, movesSection,
     el('section', { class: 'panel', 'aria-labelledby': 'recent-title' }, el('h2', { id: 'recent-title' }, 'Latest'), recent));
 
@@ -133,6 +134,9 @@ export async function show(app, { id, page }) {
       el('p', { class: 'problem-detail' }, problemText(p)),
       problemMeta(p) ? el('p', { class: 'problem-meta muted small' }, problemMeta(p)) : null,
       el('button', { type: 'button', class: 'btn btn-small btn-quiet', onclick: () => showProblem(null) }, 'Dismiss')));
+    // On a phone the list sits below the board: bring the refusal into sight.
+    const box = problem.getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) problem.scrollIntoView({ block: 'nearest' });
   }
 
   function setConnection(message, { retry } = {}) {
@@ -195,7 +199,8 @@ export async function show(app, { id, page }) {
       }, words));
     }));
     if (finished) {
-      movesHint.textContent = resultText(game.status.result, game.seats, game.kind);
+      movesHint.replaceChildren(`${resultText(game.status.result, game.seats, game.kind)}. The game is over: `,
+        el('a', { href: gamePath(id, 'replay') }, 'replay it'), ' or ', el('a', { href: gamePath(id, 'audit') }, 'check its record'), '.');
     } else if (!playing) {
       movesHint.textContent = 'Spectators see the moves as they are made.';
     } else if (legal.length === 0) {
@@ -203,6 +208,7 @@ export async function show(app, { id, page }) {
     } else {
       movesHint.textContent = `${legal.length} legal move${legal.length === 1 ? '' : 's'}. Act on the board, or pick one here.`;
     }
+    movesTitle.textContent = finished ? 'Result' : playing ? 'Your moves' : 'Moves';
     movesFilter.hidden = legal.length <= 12;
     applyFilter();
     rawPre.textContent = text;

@@ -48,8 +48,8 @@ export async function show(app) {
     el('div', { class: 'list-head' },
       el('h2', { id: 'list-title' }, 'Games'),
       el('div', { class: 'filters', role: 'group', 'aria-label': 'Filter the games' },
-        el('label', { for: 'filter-kind' }, 'Kind'), filterKind,
-        el('label', { for: 'filter-state' }, 'State'), filterState,
+        el('span', { class: 'filter' }, el('label', { for: 'filter-kind' }, 'Kind'), filterKind),
+        el('span', { class: 'filter' }, el('label', { for: 'filter-state' }, 'State'), filterState),
         refresh)),
     listStatus,
     el('div', { class: 'table-wrap' }, table),
@@ -270,6 +270,7 @@ function createForm(kinds, onCreated) {
   }
 
   kindSelect.addEventListener('change', () => {
+    firstSeat.value = '';
     syncSeats();
     syncOptions();
   });
@@ -315,7 +316,7 @@ function createForm(kinds, onCreated) {
     const info = kindInfo();
     const players = names();
     if (new Set(players).size !== players.length) {
-      showProblem({ detail: 'Each player needs a different name.', code: 'invalid_input' });
+      showProblem({ detail: 'Each player needs a different name.' });
       return;
     }
     const options = {};
@@ -377,7 +378,8 @@ function showCreated(box, game, kinds) {
         href, class: 'seat-link', dataset: { seat: String(s.seat) }, target: '_blank', rel: 'noopener noreferrer',
         'aria-label': `Seat link for ${s.name} (opens in a new tab)`,
       }, `Play as ${s.name}`),
-      copyButton(url, `Copy ${s.name}'s link`));
+      copyButton(url, `Copy ${s.name}'s link`),
+      el('input', { type: 'text', readonly: true, class: 'link-text mono', value: url, 'aria-label': `${s.name}'s seat link`, onfocus: (ev) => ev.target.select() }));
   });
   const watch = gamePath(game.id, 'watch');
   const allLinks = game.seats
