@@ -264,7 +264,7 @@ impl Engine for Game {
         }
     }
 
-    fn narrate(effect: &Effect, seats: &[String]) -> String {
+    fn narrate(&self, effect: &Effect, seats: &[String]) -> String {
         crate::narrate::narrate(effect, seats)
     }
 }

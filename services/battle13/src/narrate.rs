@@ -2,11 +2,15 @@
 //!
 //! Sentences are in the simple past, without a final full stop, and say only
 //! what the (already redacted) effect carries: a deal lists only the hands
-//! its viewer may see. A hand reads family by family, strengths joined by
+//! its viewer may see. Seats are named by their players' names, a camp by
+//! its two players ("North and South"), families as the rules name them
+//! (B13-1), counts of tournaments in words up to ten ("with ten
+//! tournaments"); numbers printed on cards, joust and deal numbers and
+//! crowns stay figures. A hand reads family by family, strengths joined by
 //! slashes ("Eagle 2/5/11, Wolf 13"); a single knight as "Eagle 11".
 
 use ludo_engine::Seat;
-use ludo_engine::words::{and_list as join, seat_name as name};
+use ludo_engine::words::{and_list as join, plural, seat_name as name};
 
 use crate::bidding::{BidCard, Contract, FamilyCard};
 use crate::crowns::{Camp, Crowns};
@@ -44,12 +48,12 @@ pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
             format!("{}'s knights were revealed", name(*servant))
         }
         Effect::ServantRevealed { servant, knights } => format!("{}'s knights were revealed: {}", name(*servant), hand(knights)),
-        Effect::TournamentWon { number, winner, camp } => format!("Tournament {number} was won by {} (camp {})", name(*winner), camp.0),
+        Effect::TournamentWon { number, winner, .. } => format!("Tournament {number} was won by {}", name(*winner)),
         Effect::JoustScored { joust, contract, chaos, tournaments_won, crowns, totals } => {
             joust_scored(seats, *joust, contract, *chaos, tournaments_won, *crowns, totals)
         }
         Effect::MatchWon { camp, winners, crowns } => {
-            let mut out = format!("{} won the match", camp_named("Camp", seats, *camp, winners));
+            let mut out = format!("{} won the match", camp_named(seats, *camp, winners));
             let ours = crowns.get(camp.index());
             let theirs = crowns.get(camp.other().index());
             if let (Some(ours), Some(theirs)) = (ours, theirs) {
@@ -91,12 +95,12 @@ fn family_card(card: FamilyCard) -> &'static str {
     card.family().map_or("Neutral", |f| f.name())
 }
 
-/// "The bidding ended: North became master for a contract of 9 tournaments, with South as servant".
+/// "The bidding ended: North became master for a contract of nine tournaments, with South as servant".
 fn bidding_ended(seats: &[String], contract: &Contract) -> String {
     format!(
-        "The bidding ended: {} became master for a contract of {} tournaments, with {} as servant",
+        "The bidding ended: {} became master for a contract of {}, with {} as servant",
         name(seats, contract.master),
-        contract.tournaments,
+        plural(u32::from(contract.tournaments), "tournament"),
         name(seats, contract.servant)
     )
 }
@@ -115,7 +119,8 @@ fn family_favoured(master: &str, family: FamilyCard, chosen: bool) -> String {
     }
 }
 
-/// "Joust 2 was scored: North's contract of 9 was made with 10 tournaments; camp 0 (North and South) earned 9 crowns, totals camp 0 9, camp 1 4".
+/// "Joust 2 was scored: North's contract of 9 was made with ten tournaments;
+/// North and South earned 9 crowns (totals: North and South 9, East and West 4)".
 fn joust_scored(
     seats: &[String],
     joust: u32,
@@ -138,25 +143,32 @@ fn joust_scored(
         out.push_str(" under Chaos");
     }
     if let Some(won) = tournaments_won.get(master_camp.index()) {
-        out.push_str(&format!(" with {won} tournaments"));
+        out.push_str(&format!(" with {}", plural(u32::from(*won), "tournament")));
     }
     out.push_str(&format!(
         "; {} earned {} crown{}",
-        camp_named("camp", seats, crowns.camp, &crowns.camp.seats()),
+        camp_named(seats, crowns.camp, &crowns.camp.seats()),
         crowns.crowns,
         if crowns.crowns == 1 { "" } else { "s" }
     ));
-    let totals: Vec<String> = totals.iter().enumerate().map(|(i, n)| format!("camp {i} {n}")).collect();
+    let totals: Vec<String> = totals
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match u8::try_from(i) {
+            Ok(i) => format!("{} {n}", camp_named(seats, Camp(i), &Camp(i).seats())),
+            Err(_) => format!("camp {i} {n}"),
+        })
+        .collect();
     if !totals.is_empty() {
-        out.push_str(&format!(", totals {}", totals.join(", ")));
+        out.push_str(&format!(" (totals: {})", totals.join(", ")));
     }
     out
 }
 
-/// "camp 0 (North and South)"; `label` is "camp", or "Camp" to open a sentence.
-fn camp_named(label: &str, seats: &[String], camp: Camp, members: &[Seat]) -> String {
+/// A camp by its players, "North and South" (B13-5); "camp N" when it has none.
+fn camp_named(seats: &[String], camp: Camp, members: &[Seat]) -> String {
     let members: Vec<String> = members.iter().map(|&s| name(seats, s)).collect();
-    if members.is_empty() { format!("{label} {}", camp.0) } else { format!("{label} {} ({})", camp.0, join(&members)) }
+    if members.is_empty() { format!("camp {}", camp.0) } else { join(&members) }
 }
 
 /// Knights family by family, in the order given: "Eagle 2/5/11, Wolf 13".
@@ -253,7 +265,7 @@ mod tests {
     #[test]
     fn bidding_ended_names_master_contract_and_servant() {
         let e = Effect::BiddingEnded { contract: Contract::new(Seat(0), 9) };
-        assert_eq!(say(&e), "The bidding ended: North became master for a contract of 9 tournaments, with South as servant");
+        assert_eq!(say(&e), "The bidding ended: North became master for a contract of nine tournaments, with South as servant");
     }
 
     /// B13-15.
@@ -293,7 +305,7 @@ mod tests {
     #[test]
     fn tournament_won() {
         let e = Effect::TournamentWon { number: 5, winner: Seat(1), camp: Camp(1) };
-        assert_eq!(say(&e), "Tournament 5 was won by East (camp 1)");
+        assert_eq!(say(&e), "Tournament 5 was won by East");
     }
 
     /// B13-21 … B13-23, with the rules' worked checks.
@@ -310,7 +322,7 @@ mod tests {
         assert_eq!(
             say(&made),
             "Joust 1 was scored: East's contract of 11 was made with 12 tournaments; \
-             camp 1 (East and West) earned 21 crowns, totals camp 0 0, camp 1 21"
+             East and West earned 21 crowns (totals: North and South 0, East and West 21)"
         );
         let failed = Effect::JoustScored {
             joust: 2,
@@ -322,8 +334,8 @@ mod tests {
         };
         assert_eq!(
             say(&failed),
-            "Joust 2 was scored: East's contract of 11 failed under Chaos with 10 tournaments; \
-             camp 0 (North and South) earned 22 crowns, totals camp 0 22, camp 1 21"
+            "Joust 2 was scored: East's contract of 11 failed under Chaos with ten tournaments; \
+             North and South earned 22 crowns (totals: North and South 22, East and West 21)"
         );
     }
 
@@ -331,13 +343,13 @@ mod tests {
     #[test]
     fn match_won() {
         let e = Effect::MatchWon { camp: Camp(0), winners: vec![Seat(0), Seat(2)], crowns: vec![23, 12] };
-        assert_eq!(say(&e), "Camp 0 (North and South) won the match with 23 crowns to 12");
+        assert_eq!(say(&e), "North and South won the match with 23 crowns to 12");
     }
 
     #[test]
     fn seats_without_a_name_read_as_seat_n() {
         let e = Effect::TournamentWon { number: 13, winner: Seat(9), camp: Camp(1) };
-        assert_eq!(say(&e), "Tournament 13 was won by seat 9 (camp 1)");
+        assert_eq!(say(&e), "Tournament 13 was won by seat 9");
         assert_eq!(narrate(&Effect::Passed { seat: Seat(0) }, &[]), "seat 0 passed");
         let odd = Effect::JoustScored {
             joust: 0,
@@ -347,6 +359,6 @@ mod tests {
             crowns: Crowns { camp: Camp(7), crowns: 1 },
             totals: Vec::new(),
         };
-        assert_eq!(narrate(&odd, &[]), "Joust 0 was scored: seat 200's contract of 0 failed; camp 7 (seat 1 and seat 3) earned 1 crown");
+        assert_eq!(narrate(&odd, &[]), "Joust 0 was scored: seat 200's contract of 0 failed; seat 1 and seat 3 earned 1 crown");
     }
 }

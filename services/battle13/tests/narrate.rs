@@ -1,6 +1,7 @@
 //! Narration over random legal matches: every effect reads as a non-empty
-//! sentence, with the players' names or without any, never panics, and a
-//! sentence about a deal names no knight its viewer may not see (B13-25).
+//! sentence, with the players' names or without any, never panics, names
+//! camps by their players, and a sentence about a deal names no knight its
+//! viewer may not see (B13-25).
 
 use std::collections::BTreeSet;
 
@@ -43,7 +44,7 @@ fn check_deal(game: &Game, effect: &Effect, viewer: Viewer, names: &[String]) ->
         return false;
     };
     let redacted = game.redact(effect, viewer);
-    let told = Game::narrate(&redacted, names);
+    let told = game.narrate(&redacted, names);
     let Effect::Dealt { hands: shown, .. } = &redacted else {
         panic!("redaction changed the kind of effect: {redacted:?}");
     };
@@ -68,13 +69,15 @@ fn check_deal(game: &Game, effect: &Effect, viewer: Viewer, names: &[String]) ->
 }
 
 fn check(game: &Game, effect: &Effect, names: &[String]) -> usize {
-    let named = Game::narrate(effect, names);
+    let named = game.narrate(effect, names);
     assert!(!named.trim().is_empty(), "empty narration of {effect:?}");
     assert!(!named.contains("seat "), "a seat at the table was not named: {named}");
-    assert!(!Game::narrate(effect, &[]).trim().is_empty());
+    // B13-5: a camp is its two players, never a number.
+    assert!(!named.to_lowercase().contains("camp"), "a camp read as a number: {named}");
+    assert!(!game.narrate(effect, &[]).trim().is_empty());
     let redacted = game.redact(effect, Viewer::Spectator);
     if redacted == *effect {
-        assert_eq!(Game::narrate(&redacted, names), named);
+        assert_eq!(game.narrate(&redacted, names), named);
     }
     [Viewer::Spectator, Viewer::Seat(Seat(0)), Viewer::Seat(Seat(3))]
         .into_iter()

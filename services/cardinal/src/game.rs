@@ -265,7 +265,7 @@ impl Engine for Game {
         effect.clone()
     }
 
-    fn narrate(effect: &Effect, seats: &[String]) -> String {
+    fn narrate(&self, effect: &Effect, seats: &[String]) -> String {
         crate::narrate::narrate(effect, seats)
     }
 }

@@ -2,10 +2,14 @@
 //!
 //! Sentences are in the simple past, without a final full stop, and say only
 //! what the effect carries. Cardinal has no hidden information, so every
-//! effect reads the same for every viewer.
+//! effect reads the same for every viewer. Seats are named by their players'
+//! names, colours by name (colour 0 to 3: red, blue, green, yellow; see
+//! [`colour_name`]), small counts in words ("two red markers"); cells are
+//! coordinates, "(x, y)", with the cathedral's nave at (0, 0):
+//! "Ann built a green tower at (0, 1), taking one red marker".
 
 use ludo_engine::Seat;
-use ludo_engine::words::{and_list as join, plural, seat_name as name};
+use ludo_engine::words::{and_list as join, article, plural, seat_name as name};
 
 use crate::cell::Cell;
 use crate::effect::Effect;
@@ -35,7 +39,21 @@ pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
     }
 }
 
-/// "Ann built a tower of colour 2 at (0, 1), taking 1 marker of colour 1".
+/// The colour as players say it (CA-1 numbers the colours 0 to 3; the
+/// names are this server's, the same in every client); "colour N" for a
+/// number that is no colour.
+pub(crate) fn colour_name(colour: Colour) -> String {
+    const NAMES: [&str; Colour::COUNT] = ["red", "blue", "green", "yellow"];
+    NAMES.get(colour.index()).map_or_else(|| colour.to_string(), |&n| n.to_owned())
+}
+
+/// "a green tower", "a colour 9 house" (an odd colour, never in a real game).
+fn building(shape: Shape, colour: Colour) -> String {
+    let colour = colour_name(colour);
+    format!("{} {colour} {}", article(&colour), shape.name())
+}
+
+/// "Ann built a green tower at (0, 1), taking one red marker and two blue markers".
 fn built(
     seats: &[String],
     seat: Seat,
@@ -45,7 +63,7 @@ fn built(
     markers_taken: &[MarkerCount],
     bonus_colour: Option<Colour>,
 ) -> String {
-    let mut out = format!("{} built a {} of {colour}", name(seats, seat), shape.name());
+    let mut out = format!("{} built {}", name(seats, seat), building(shape, colour));
     let cells: Vec<String> = cells.iter().map(|c| format!("({}, {})", c.x, c.y)).collect();
     match cells.len() {
         0 => {}
@@ -53,9 +71,11 @@ fn built(
         _ => out.push_str(&format!(" on {}", join(&cells))),
     }
     let mut taken: Vec<String> =
-        markers_taken.iter().filter(|m| m.count > 0).map(|m| format!("{} of {}", plural(m.count, "marker"), m.colour)).collect();
+        markers_taken.iter().filter(|m| m.count > 0).map(|m| plural(m.count, &format!("{} marker", colour_name(m.colour)))).collect();
     if let Some(bonus) = bonus_colour {
-        taken.push(format!("the first player's bonus marker of {bonus}"));
+        let bonus = colour_name(bonus);
+        // CA-11: told apart from the contact markers.
+        taken.push(format!("{} {bonus} marker as the first player's bonus", article(&bonus)));
     }
     if taken.is_empty() {
         out.push_str(", taking no marker");
@@ -64,7 +84,6 @@ fn built(
     }
     out
 }
-
 /// "Game over: Ann 31, Bob 34 — Bob won".
 fn game_ended(seats: &[String], scoring: &Scoring) -> String {
     let mut out = String::from("Game over");
@@ -122,7 +141,7 @@ mod tests {
             markers_taken: vec![MarkerCount { colour: Colour(1), count: 1 }, MarkerCount { colour: Colour(2), count: 2 }],
             bonus_colour: None,
         };
-        assert_eq!(say(&e), "Ann built a tower of colour 0 at (0, 1), taking 1 marker of colour 1 and 2 markers of colour 2");
+        assert_eq!(say(&e), "Ann built a red tower at (0, 1), taking one blue marker and two green markers");
     }
 
     /// CA-11: the first building's bonus marker is told apart from contact markers.
@@ -136,7 +155,7 @@ mod tests {
             markers_taken: Vec::new(),
             bonus_colour: Some(Colour(1)),
         };
-        assert_eq!(say(&e), "Cid built a tower of colour 2 at (0, 1), taking the first player's bonus marker of colour 1");
+        assert_eq!(say(&e), "Cid built a green tower at (0, 1), taking a blue marker as the first player's bonus");
     }
 
     #[test]
@@ -149,7 +168,28 @@ mod tests {
             markers_taken: vec![MarkerCount { colour: Colour(0), count: 0 }],
             bonus_colour: None,
         };
-        assert_eq!(say(&e), "Bob built a square of colour 3 on (2, 0) and (2, 1), taking no marker");
+        assert_eq!(say(&e), "Bob built a yellow square on (2, 0) and (2, 1), taking no marker");
+    }
+
+    /// CA-1: the four colours by name, never by number.
+    #[test]
+    fn colours_read_as_names() {
+        let names = Colour::ALL.map(colour_name);
+        assert_eq!(names, ["red", "blue", "green", "yellow"]);
+        let built = |colour| {
+            say(&Effect::Built {
+                seat: Seat(0),
+                shape: Shape::House,
+                colour,
+                cells: vec![Cell::new(-1, 0)],
+                markers_taken: vec![MarkerCount { colour: Colour::FOURTH, count: 1 }],
+                bonus_colour: None,
+            })
+        };
+        assert_eq!(built(Colour(1)), "Ann built a blue house at (-1, 0), taking one yellow marker");
+        for colour in Colour::ALL {
+            assert!(!built(colour).contains("colour"), "{}", built(colour));
+        }
     }
 
     #[test]
@@ -210,7 +250,7 @@ mod tests {
             markers_taken: Vec::new(),
             bonus_colour: None,
         };
-        assert_eq!(narrate(&e, &[]), "seat 255 built a house of colour 200, taking no marker");
+        assert_eq!(narrate(&e, &[]), "seat 255 built a colour 200 house, taking no marker");
         let empty = Effect::GameEnded { scoring: Scoring { provisional: true, seats: Vec::new(), winners: vec![Seat(9)] } };
         assert_eq!(narrate(&empty, &[]), "Game over — seat 9 won");
     }

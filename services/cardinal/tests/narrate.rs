@@ -1,5 +1,6 @@
 //! Narration over random legal games: every effect of every game reads as a
-//! non-empty sentence, with the players' names or without any, and never panics.
+//! non-empty sentence, with the players' names or without any, never panics,
+//! and names colours as people say them, never by number (CA-1).
 
 use std::collections::BTreeSet;
 
@@ -26,13 +27,14 @@ fn variant(effect: &Effect) -> &'static str {
 }
 
 fn check(game: &Game, effect: &Effect, names: &[String]) {
-    let named = Game::narrate(effect, names);
+    let named = game.narrate(effect, names);
     assert!(!named.trim().is_empty(), "empty narration of {effect:?}");
     assert!(!named.contains("seat "), "a seat at the table was not named: {named}");
-    assert!(!Game::narrate(effect, &[]).trim().is_empty());
+    assert!(!game.narrate(effect, &[]).trim().is_empty());
+    assert!(!named.contains("colour"), "a colour read as a number: {named}");
     // No hidden information: every viewer reads the same sentence.
     let redacted = game.redact(effect, Viewer::Spectator);
-    assert_eq!(Game::narrate(&redacted, names), named);
+    assert_eq!(game.narrate(&redacted, names), named);
 }
 
 #[test]

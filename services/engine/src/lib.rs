@@ -90,7 +90,11 @@ pub trait Engine: Clone + PartialEq + core::fmt::Debug + Send + Sync + Sized + '
     fn redact(&self, effect: &Self::Effect, viewer: Viewer) -> Self::Effect;
 
     /// Describes `effect` in a short English sentence a replay viewer can
-    /// show, naming seats by `seats[i]` (the players' names). The effect is
-    /// already redacted for its viewer: a hidden card reads as "a card".
-    fn narrate(effect: &Self::Effect, seats: &[String]) -> String;
+    /// show, naming seats by `seats[i]` (the players' names) and things as
+    /// people say them (a board's country names, colours by name), never by
+    /// their ids. The effect is already redacted for its viewer: a hidden
+    /// card reads as "a card". `self` is any state of the same game (the
+    /// current one): it supplies what the game was set up with, such as a
+    /// custom board's names; narration never depends on the state's progress.
+    fn narrate(&self, effect: &Self::Effect, seats: &[String]) -> String;
 }

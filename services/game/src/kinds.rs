@@ -315,7 +315,7 @@ impl<E: JsonEngine> DynGame for E {
 
     fn narrate(&self, effect: &Value, seats: &[String]) -> String {
         match serde_json::from_value::<E::Effect>(effect.clone()) {
-            Ok(parsed) => E::narrate(&parsed, seats),
+            Ok(parsed) => Engine::narrate(self, &parsed, seats),
             Err(_) => String::new(),
         }
     }

@@ -274,8 +274,8 @@ impl Engine for Game {
         effect::redact(effect, viewer, self.result.is_some())
     }
 
-    fn narrate(effect: &Effect, seats: &[String]) -> String {
-        crate::narrate::narrate(effect, seats)
+    fn narrate(&self, effect: &Effect, seats: &[String]) -> String {
+        crate::narrate::narrate(effect, seats, &self.board.board)
     }
 }
 

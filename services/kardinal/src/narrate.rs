@@ -2,52 +2,64 @@
 //!
 //! Sentences are in the simple past, without a final full stop, and say only
 //! what the (already redacted) effect carries: a hidden card reads as "a
-//! card", a hidden hand as "an opening hand". Card kinds and site ids appear
-//! as the engine names them (`bavaria_burgundy`, `cluny`); countries by name.
+//! card", a hidden hand as "an opening hand". Things are named as people say
+//! them, from the game's board (so a custom board's names are used):
+//! countries by their display names ("Burgundy"), card kinds by the
+//! countries they name ("an England / Swabia card", "two France cards"),
+//! sites by a name made from their id (`saint-denis` → "Saint Denis", see
+//! [`site_name`]); display slots and counts in words ("the second display
+//! slot", "three cards"):
+//! "Ann placed an abbey at Cluny in Burgundy, paying with a Bavaria / Burgundy card".
 
 use ludo_engine::Seat;
-use ludo_engine::words::{and_list as join, plural, seat_name as name};
+use ludo_engine::words::{and_list as join, article, capitalised, ordinal, plural, seat_name as name};
 
+use crate::board::Board;
 use crate::cards::CardKind;
 use crate::country::{Country, Piece};
 use crate::effect::{Effect, EndReason};
 use crate::scoring::FinalScoring;
 
-/// The sentence for `effect`, seats named by `seats[i]` ("seat N" past its end).
-pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
+/// The sentence for `effect` in a game on `board`, seats named by `seats[i]`
+/// ("seat N" past its end).
+pub(crate) fn narrate(effect: &Effect, seats: &[String], board: &Board) -> String {
     let name = |seat: Seat| name(seats, seat);
+    let one = |card: CardKind| one_card(board, card);
     match effect {
         Effect::CardsRemoved { cards } if cards.is_empty() => String::from("No card was put back in the box"),
         Effect::CardsRemoved { cards } => format!(
             "{} put back in the box: {}",
-            if cards.len() == 1 { "1 card was".to_owned() } else { format!("{} cards were", cards.len()) },
-            join(&grouped(cards))
+            capitalised(&if cards.len() == 1 { "one card was".to_owned() } else { format!("{} were", plural(count(cards.len()), "card")) }),
+            cards_named(board, cards)
         ),
         Effect::Dealt { seat, cards: None } => format!("{} was dealt an opening hand", name(*seat)),
         Effect::Dealt { seat, cards: Some(cards) } if cards.is_empty() => format!("{} was dealt no card", name(*seat)),
-        Effect::Dealt { seat, cards: Some(cards) } => format!("{} was dealt {}", name(*seat), join(&ids(cards))),
-        Effect::DisplayRefilled { slot, card } => format!("Display slot {slot} was filled with {card}"),
+        Effect::Dealt { seat, cards: Some(cards) } => format!("{} was dealt {}", name(*seat), cards_named(board, cards)),
+        Effect::DisplayRefilled { slot, card } => format!("The {} was filled with {}", display_slot(*slot), one(*card)),
         Effect::FirstSeat { seat, drawn } => {
             format!("{} was {} to play first and took the black token", name(*seat), if *drawn { "drawn" } else { "chosen" })
         }
-        Effect::Placed { seat, piece, country, site, paid_with } => placed(&name(*seat), *piece, *country, site.as_deref(), paid_with),
-        Effect::Discarded { seat, card } => format!("{} discarded {card}", name(*seat)),
-        Effect::DrewFromDeck { seat, card: Some(card) } => format!("{} drew {card} from the deck", name(*seat)),
+        Effect::Placed { seat, piece, country, site, paid_with } => {
+            placed(board, &name(*seat), *piece, *country, site.as_deref(), paid_with)
+        }
+        Effect::Discarded { seat, card } => format!("{} discarded {}", name(*seat), one(*card)),
+        Effect::DrewFromDeck { seat, card: Some(card) } => format!("{} drew {} from the deck", name(*seat), one(*card)),
         Effect::DrewFromDeck { seat, card: None } => format!("{} drew a card from the deck", name(*seat)),
         Effect::TookFromDisplay { seat, slot, card } => {
-            format!("{} took {card} from display slot {slot}", name(*seat))
+            format!("{} took the {} card from the {}", name(*seat), card_name(board, *card), display_slot(*slot))
         }
         Effect::Passed { seat } => format!("{} passed", name(*seat)),
+        Effect::RefillStopped { seat, hand_size: 0 } => format!("{} could draw no more cards and kept an empty hand", name(*seat)),
         Effect::RefillStopped { seat, hand_size } => {
             format!("{} could draw no more cards and kept a hand of {}", name(*seat), plural(u32::from(*hand_size), "card"))
         }
         Effect::DeckExhausted { count: 1 } => String::from("The deck ran out for the first time"),
         Effect::DeckExhausted { count: 2 } => String::from("The deck ran out for the second time: no more cards would be drawn"),
-        Effect::DeckExhausted { count } => format!("The deck ran out (exhaustion {count})"),
+        Effect::DeckExhausted { count } => format!("The deck ran out for the {} time", ordinal(u32::from(*count))),
         Effect::InterimScoring { countries, scores } => {
             let scores: Vec<String> = scores.iter().enumerate().map(|(i, points)| format!("{} {points}", seat_name(seats, i))).collect();
             if scores.is_empty() {
-                format!("Interim abbey scoring of {}", plural(countries.len() as u32, "country"))
+                format!("Interim abbey scoring of {}", plural(count(countries.len()), "country"))
             } else {
                 format!("Interim abbey scoring: {}", scores.join(", "))
             }
@@ -63,22 +75,22 @@ pub(crate) fn narrate(effect: &Effect, seats: &[String]) -> String {
     }
 }
 
-/// "Ann placed an abbey at cluny in Burgundy, paying with bavaria_burgundy".
-fn placed(who: &str, piece: Piece, country: Country, site: Option<&str>, paid_with: &[CardKind]) -> String {
+/// "Ann placed an abbey at Cluny in Burgundy, paying with a Bavaria / Burgundy card".
+fn placed(board: &Board, who: &str, piece: Piece, country: Country, site: Option<&str>, paid_with: &[CardKind]) -> String {
+    let country = country_name(board, country);
     let mut out = match (piece, site) {
-        (Piece::Abbey, Some(site)) => format!("{who} placed an abbey at {site} in {}", country_name(country)),
-        (Piece::Abbey, None) => format!("{who} placed an abbey in {}", country_name(country)),
-        (Piece::Counsellor, _) => format!("{who} placed a counsellor on the seal of {}", country_name(country)),
+        (Piece::Abbey, Some(site)) => format!("{who} placed an abbey at {} in {country}", site_name(site)),
+        (Piece::Abbey, None) => format!("{who} placed an abbey in {country}"),
+        (Piece::Counsellor, _) => format!("{who} placed a counsellor on the seal of {country}"),
     };
     match paid_with {
         [] => {}
         // KK-11: two identical cards pay for a piece in any country.
-        [a, b] if a == b => out.push_str(&format!(", paying with a joker of two {a}")),
-        cards => out.push_str(&format!(", paying with {}", join(&ids(cards)))),
+        [a, b] if a == b => out.push_str(&format!(", paying with a joker of two {} cards", card_name(board, *a))),
+        cards => out.push_str(&format!(", paying with {}", cards_named(board, cards))),
     }
     out
 }
-
 /// "Game over after the last round: Ann 45, Bob 50, Cid 38 — Bob won".
 fn game_ended(seats: &[String], reason: EndReason, scoring: &FinalScoring) -> String {
     let mut out = String::from(match reason {
@@ -106,8 +118,17 @@ fn game_ended(seats: &[String], reason: EndReason, scoring: &FinalScoring) -> St
     out
 }
 
-/// The country's name as the rules write it.
-fn country_name(country: Country) -> &'static str {
+/// The country's display name on `board`, or its name in the rules (KK-1)
+/// when the board gives none.
+fn country_name(board: &Board, country: Country) -> String {
+    match board.countries.iter().find(|c| c.id == country) {
+        Some(info) if !info.name.trim().is_empty() => info.name.clone(),
+        _ => rules_country_name(country).to_owned(),
+    }
+}
+
+/// The country's name as the rules write it (KK-1).
+fn rules_country_name(country: Country) -> &'static str {
     match country {
         Country::England => "England",
         Country::France => "France",
@@ -121,21 +142,64 @@ fn country_name(country: Country) -> &'static str {
     }
 }
 
-/// The cards' ids, in order.
-fn ids(cards: &[CardKind]) -> Vec<String> {
-    cards.iter().map(|c| c.id().to_owned()).collect()
+/// A card kind as printed: the names of the countries it names, in the
+/// board's order, joined by a slash ("England / Swabia", "France"; KK-4).
+fn card_name(board: &Board, card: CardKind) -> String {
+    let countries = board.card_kinds.iter().find(|k| k.id == card).map_or(card.countries(), |k| k.countries.as_slice());
+    let countries = if countries.is_empty() { card.countries() } else { countries };
+    countries.iter().map(|&c| country_name(board, c)).collect::<Vec<_>>().join(" / ")
 }
 
-/// The cards counted per kind, in order of first appearance: "2 france", or "france" for one.
-fn grouped(cards: &[CardKind]) -> Vec<String> {
-    let mut kinds: Vec<(CardKind, usize)> = Vec::new();
+/// "a France card", "an England / Swabia card".
+fn one_card(board: &Board, card: CardKind) -> String {
+    let name = card_name(board, card);
+    format!("{} {name} card", article(&name))
+}
+
+/// The cards counted per kind, in order of first appearance:
+/// "two France cards and an England / Swabia card".
+fn cards_named(board: &Board, cards: &[CardKind]) -> String {
+    let mut kinds: Vec<(CardKind, u32)> = Vec::new();
     for &card in cards {
         match kinds.iter_mut().find(|(k, _)| *k == card) {
             Some((_, n)) => *n += 1,
             None => kinds.push((card, 1)),
         }
     }
-    kinds.iter().map(|&(k, n)| if n == 1 { k.id().to_owned() } else { format!("{n} {}", k.id()) }).collect()
+    let named: Vec<String> =
+        kinds.iter().map(|&(k, n)| if n == 1 { one_card(board, k) } else { plural(n, &format!("{} card", card_name(board, k))) }).collect();
+    join(&named)
+}
+
+/// "the first display slot" for slot 0 (slots count from 0 in moves and effects, KK-18).
+fn display_slot(slot: u8) -> String {
+    format!("{} display slot", ordinal(u32::from(slot) + 1))
+}
+
+/// A site as people say it. Boards give sites ids only, so the name is made
+/// from the id: a lower-case id of words joined by `-` or `_` reads as those
+/// words capitalised, small linking words kept lower case (`cluny` → "Cluny",
+/// `san-juan-de-la-pena` → "San Juan de la Pena"); any other id (capitals,
+/// spaces, other characters) is taken to be a name already and kept as it is.
+pub(crate) fn site_name(id: &str) -> String {
+    const LINKS: [&str; 17] =
+        ["am", "an", "and", "da", "de", "del", "della", "der", "des", "di", "du", "im", "la", "le", "les", "of", "the"];
+    let plain = id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    let words: Vec<&str> = id.split(['-', '_']).filter(|w| !w.is_empty()).collect();
+    if !plain || words.is_empty() {
+        return id.to_owned();
+    }
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| if i > 0 && LINKS.contains(&w) { w.to_owned() } else { capitalised(w) })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A count of things as a `u32` (counts here are small; a huge one reads as the largest).
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// The name of the seat at index `i` of a per-seat list.
@@ -157,7 +221,7 @@ mod tests {
     }
 
     fn say(effect: &Effect) -> String {
-        narrate(effect, &names())
+        narrate(effect, &names(), &Board::embedded())
     }
 
     fn total(seat: u8, total: i32) -> SeatTotal {
@@ -174,11 +238,11 @@ mod tests {
         let four = Effect::CardsRemoved { cards: CardKind::ALL.to_vec() };
         assert_eq!(
             say(&four),
-            "5 cards were put back in the box: franconia_aragon, bavaria_burgundy, lotharingia_italy, \
-             england_swabia and france"
+            "Five cards were put back in the box: a Franconia / Aragon card, a Bavaria / Burgundy card, \
+             a Lotharingia / Italy card, an England / Swabia card and a France card"
         );
         let three = Effect::CardsRemoved { cards: vec![FA, FA, FR, FR] };
-        assert_eq!(say(&three), "4 cards were put back in the box: 2 franconia_aragon and 2 france");
+        assert_eq!(say(&three), "Four cards were put back in the box: two Franconia / Aragon cards and two France cards");
         assert_eq!(say(&Effect::CardsRemoved { cards: Vec::new() }), "No card was put back in the box");
     }
 
@@ -186,7 +250,7 @@ mod tests {
     #[test]
     fn dealt_lists_a_visible_hand_only() {
         let seen = Effect::Dealt { seat: Seat(0), cards: Some(vec![FR, FR, ES]) };
-        assert_eq!(say(&seen), "Ann was dealt france, france and england_swabia");
+        assert_eq!(say(&seen), "Ann was dealt two France cards and an England / Swabia card");
         let hidden = Effect::Dealt { seat: Seat(0), cards: None };
         assert_eq!(say(&hidden), "Ann was dealt an opening hand");
     }
@@ -194,7 +258,7 @@ mod tests {
     #[test]
     fn display_refilled() {
         let e = Effect::DisplayRefilled { slot: 1, card: BB };
-        assert_eq!(say(&e), "Display slot 1 was filled with bavaria_burgundy");
+        assert_eq!(say(&e), "The second display slot was filled with a Bavaria / Burgundy card");
     }
 
     /// KK-8.
@@ -216,28 +280,28 @@ mod tests {
             site: Some("cluny".into()),
             paid_with: vec![BB],
         };
-        assert_eq!(say(&abbey), "Ann placed an abbey at cluny in Burgundy, paying with bavaria_burgundy");
+        assert_eq!(say(&abbey), "Ann placed an abbey at Cluny in Burgundy, paying with a Bavaria / Burgundy card");
         let counsellor =
             Effect::Placed { seat: Seat(1), piece: Piece::Counsellor, country: Country::Italy, site: None, paid_with: vec![FR, FR] };
-        assert_eq!(say(&counsellor), "Bob placed a counsellor on the seal of Italy, paying with a joker of two france");
+        assert_eq!(say(&counsellor), "Bob placed a counsellor on the seal of Italy, paying with a joker of two France cards");
     }
 
     #[test]
     fn discarded() {
-        assert_eq!(say(&Effect::Discarded { seat: Seat(1), card: ES }), "Bob discarded england_swabia");
+        assert_eq!(say(&Effect::Discarded { seat: Seat(1), card: ES }), "Bob discarded an England / Swabia card");
     }
 
     /// KK-18, KK-31.
     #[test]
     fn drew_from_deck_names_the_card_only_when_shown() {
-        assert_eq!(say(&Effect::DrewFromDeck { seat: Seat(1), card: Some(FR) }), "Bob drew france from the deck");
+        assert_eq!(say(&Effect::DrewFromDeck { seat: Seat(1), card: Some(FR) }), "Bob drew a France card from the deck");
         assert_eq!(say(&Effect::DrewFromDeck { seat: Seat(1), card: None }), "Bob drew a card from the deck");
     }
 
     #[test]
     fn took_from_display() {
         let e = Effect::TookFromDisplay { seat: Seat(2), slot: 0, card: FA };
-        assert_eq!(say(&e), "Cid took franconia_aragon from display slot 0");
+        assert_eq!(say(&e), "Cid took the Franconia / Aragon card from the first display slot");
     }
 
     /// KK-20.
@@ -250,9 +314,9 @@ mod tests {
     #[test]
     fn refill_stopped() {
         let e = Effect::RefillStopped { seat: Seat(0), hand_size: 2 };
-        assert_eq!(say(&e), "Ann could draw no more cards and kept a hand of 2 cards");
+        assert_eq!(say(&e), "Ann could draw no more cards and kept a hand of two cards");
         let e = Effect::RefillStopped { seat: Seat(0), hand_size: 1 };
-        assert_eq!(say(&e), "Ann could draw no more cards and kept a hand of 1 card");
+        assert_eq!(say(&e), "Ann could draw no more cards and kept a hand of one card");
     }
 
     /// KK-19, KK-20.
@@ -260,7 +324,7 @@ mod tests {
     fn deck_exhausted() {
         assert_eq!(say(&Effect::DeckExhausted { count: 1 }), "The deck ran out for the first time");
         assert_eq!(say(&Effect::DeckExhausted { count: 2 }), "The deck ran out for the second time: no more cards would be drawn");
-        assert_eq!(say(&Effect::DeckExhausted { count: 3 }), "The deck ran out (exhaustion 3)");
+        assert_eq!(say(&Effect::DeckExhausted { count: 3 }), "The deck ran out for the third time");
     }
 
     /// KK-19, KK-24.
@@ -272,7 +336,7 @@ mod tests {
         };
         assert_eq!(say(&e), "Interim abbey scoring: Ann 12, Bob 7, Cid 3");
         let bare = Effect::InterimScoring { countries: Vec::new(), scores: Vec::new() };
-        assert_eq!(say(&bare), "Interim abbey scoring of 0 countries");
+        assert_eq!(say(&bare), "Interim abbey scoring of no countries");
     }
 
     #[test]
@@ -315,24 +379,83 @@ mod tests {
     /// KK-31: redaction blanks the card, and the sentence then names no card.
     #[test]
     fn redacted_cards_are_not_named() {
+        let board = Board::embedded();
+        let told = |effect: &Effect, viewer| narrate(&redact(effect, viewer, false), &names(), &board);
         let drew = Effect::DrewFromDeck { seat: Seat(1), card: Some(FR) };
-        let hidden = redact(&drew, Viewer::Spectator, false);
-        assert_eq!(say(&hidden), "Bob drew a card from the deck");
-        assert!(!say(&hidden).contains(FR.id()));
-        assert_eq!(narrate(&redact(&drew, Viewer::Seat(Seat(1)), false), &names()), "Bob drew france from the deck");
+        assert_eq!(told(&drew, Viewer::Spectator), "Bob drew a card from the deck");
+        assert_eq!(told(&drew, Viewer::Seat(Seat(1))), "Bob drew a France card from the deck");
         let dealt = Effect::Dealt { seat: Seat(0), cards: Some(vec![FA, ES, BB]) };
-        let hidden = narrate(&redact(&dealt, Viewer::Seat(Seat(2)), false), &names());
+        let hidden = told(&dealt, Viewer::Seat(Seat(2)));
         assert_eq!(hidden, "Ann was dealt an opening hand");
         for card in [FA, ES, BB] {
-            assert!(!hidden.contains(card.id()));
+            assert!(!hidden.contains(&card_name(&board, card)) && !hidden.contains(card.id()));
         }
     }
 
     #[test]
     fn seats_without_a_name_read_as_seat_n() {
-        assert_eq!(narrate(&Effect::TurnStarted { seat: Seat(4) }, &names()), "seat 4's turn began");
-        assert_eq!(narrate(&Effect::Passed { seat: Seat(0) }, &[]), "seat 0 passed");
+        let board = Board::embedded();
+        assert_eq!(narrate(&Effect::TurnStarted { seat: Seat(4) }, &names(), &board), "seat 4's turn began");
+        assert_eq!(narrate(&Effect::Passed { seat: Seat(0) }, &[], &board), "seat 0 passed");
         let e = Effect::InterimScoring { countries: Vec::new(), scores: vec![1, 2, 3, 4] };
-        assert_eq!(narrate(&e, &names()), "Interim abbey scoring: Ann 1, Bob 2, Cid 3, seat 3 4");
+        assert_eq!(narrate(&e, &names(), &board), "Interim abbey scoring: Ann 1, Bob 2, Cid 3, seat 3 4");
+    }
+
+    /// KK-1, KK-4: every card kind reads as the countries it names, never as its id.
+    #[test]
+    fn card_kinds_read_as_their_countries() {
+        let board = Board::embedded();
+        let names = CardKind::ALL.map(|k| card_name(&board, k));
+        assert_eq!(names, ["Franconia / Aragon", "Bavaria / Burgundy", "Lotharingia / Italy", "England / Swabia", "France"]);
+        for country in Country::ALL {
+            assert_eq!(country_name(&board, country), rules_country_name(country));
+        }
+    }
+
+    /// KK-3: a custom board's country names are the ones told, in cards too;
+    /// a blank name falls back to the rules' name.
+    #[test]
+    fn a_custom_boards_names_are_used() {
+        let mut board = Board::embedded();
+        for info in &mut board.countries {
+            match info.id {
+                Country::England => info.name = "Angleterre".into(),
+                Country::Burgundy => info.name = "Bourgogne".into(),
+                Country::Bavaria => info.name = " ".into(),
+                _ => {}
+            }
+        }
+        let e = Effect::Placed {
+            seat: Seat(0),
+            piece: Piece::Abbey,
+            country: Country::Burgundy,
+            site: Some("cluny".into()),
+            paid_with: vec![BB],
+        };
+        assert_eq!(narrate(&e, &names(), &board), "Ann placed an abbey at Cluny in Bourgogne, paying with a Bavaria / Bourgogne card");
+        assert_eq!(narrate(&Effect::Discarded { seat: Seat(1), card: ES }, &names(), &board), "Bob discarded an Angleterre / Swabia card");
+    }
+
+    /// KK-14: sites read as names made from their ids; a name-like id stays as it is.
+    #[test]
+    fn sites_read_as_names() {
+        let cases = [
+            ("cluny", "Cluny"),
+            ("saint-denis", "Saint Denis"),
+            ("st-gallen", "St Gallen"),
+            ("la-chaise-dieu", "La Chaise Dieu"),
+            ("san-juan-de-la-pena", "San Juan de la Pena"),
+            ("site_12", "Site 12"),
+            ("Mont Saint-Michel", "Mont Saint-Michel"),
+            ("münster", "münster"),
+            ("-", "-"),
+        ];
+        for (id, want) in cases {
+            assert_eq!(site_name(id), want, "{id}");
+        }
+        for site in &Board::embedded().sites {
+            let name = site_name(&site.id);
+            assert!(name.starts_with(|c: char| c.is_ascii_uppercase()) && !name.contains(['-', '_']), "{} reads {name}", site.id);
+        }
     }
 }
