@@ -58,6 +58,7 @@ export async function show(app, { id }) {
   try {
     game = (await api.game(id)).json;
   } catch (err) {
+    if (err.status === 404) throw err;
     chain.dataset.valid = 'error';
     chain.replaceChildren(errorPanel(err, { retry: () => location.reload() }));
     seed.dataset.valid = 'error';

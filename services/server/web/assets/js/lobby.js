@@ -97,7 +97,7 @@ export async function show(app) {
     } finally {
       if (mine === loadSeq) {
         table.removeAttribute('aria-busy');
-        prev.disabled = state.pages.length <= 1;
+        prev.disabled = state.pages.length <= 1 && !state.pages[0];
         next.disabled = !state.nextAfter;
         pageNo.textContent = `Page ${state.pages.length}`;
         syncUrl();
@@ -121,8 +121,9 @@ export async function show(app) {
     load();
   });
   prev.addEventListener('click', () => {
-    if (state.pages.length <= 1) return;
-    state.pages.pop();
+    if (state.pages.length > 1) state.pages.pop();
+    else if (state.pages[0]) state.pages = [''];
+    else return;
     load();
   });
   refresh.addEventListener('click', load);
@@ -155,7 +156,7 @@ function row(game, kinds) {
     const scores = scoreLine(game.status.result, game.seats);
     if (scores) stateCell.append(el('div', { class: 'muted small' }, scores));
   }
-  const label = `${kindName(game.kind, kinds)} with ${listJoin(players)}`;
+  const label = `${kindName(game.kind, kinds)} with ${listJoin(players)} (${game.id.slice(-8)})`;
   return el('tr', { dataset: { gameId: game.id, kind: game.kind, state: game.status.state } },
     el('td', { 'data-label': 'Game' }, el('strong', {}, kindName(game.kind, kinds)),
       el('div', { class: 'muted tiny mono', title: game.id }, game.id.slice(-8))),

@@ -56,7 +56,11 @@ async function start() {
     }
   } catch (err) {
     console.error(err);
-    app.replaceChildren(el('h1', {}, 'This page could not be shown'), errorPanel(err, { retry: () => location.reload() }));
+    const missing = err && err.status === 404;
+    app.replaceChildren(
+      el('h1', {}, missing ? 'No such game' : 'This page could not be shown'),
+      errorPanel(err, missing ? {} : { retry: () => location.reload() }),
+      el('p', {}, el('a', { href: '/' }, 'See all games')));
   }
 }
 

@@ -195,13 +195,18 @@ export async function show(app, { id }) {
     }
   }
 
+  let labelled = null;
   function drawFrame({ json, text }) {
     const game = json;
     statusBox.dataset.version = String(game.version);
     statusBox.dataset.state = game.status.state;
     statusTextEl.textContent = `Version ${game.version}: ${statusText(game)}`;
     scores.textContent = game.status.state === 'finished' ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
-    if (game.viewer_seat != null && token) perspectiveOptions(`${seatName(game.seats, game.viewer_seat)} (your seat)`);
+    const seatLabel = game.viewer_seat != null && token ? `${seatName(game.seats, game.viewer_seat)} (your seat)` : null;
+    if (seatLabel && seatLabel !== labelled) {
+      labelled = seatLabel;
+      perspectiveOptions(seatLabel);
+    }
     if (game.seed && !state.finished) {
       state.finished = true;
       notePerspective();
