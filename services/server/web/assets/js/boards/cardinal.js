@@ -5,7 +5,8 @@
 
 import { s, h, t, svgRoot, seatName, andList, plural, createBoard, statusLine } from './svg.js';
 
-export const COLOUR_NAMES = ['red', 'blue', 'yellow', 'green'];
+// The names the engine's narration uses too (colour 0 to 3).
+export const COLOUR_NAMES = ['red', 'blue', 'green', 'yellow'];
 const SHAPES = { house: 'house', tower: 'tower', square: 'square' };
 const C = 40; // cell size in SVG units
 
@@ -13,11 +14,9 @@ export function colourName(c) {
   return COLOUR_NAMES[c] || `colour ${c}`;
 }
 
-// "M13": columns A..Z for x = -12..13, rows 1.. for y = -12.. (north up).
+// Cells as the engine's narration names them: "(x, y)", x growing east and
+// y north, the cathedral's nave at (0, 0); the grid's edges show x and y.
 export function cellName(x, y) {
-  const col = x + 12;
-  const row = y + 13;
-  if (col >= 0 && col < 26 && row >= 1) return `${String.fromCharCode(65 + col)}${row}`;
   return `(${x}, ${y})`;
 }
 
@@ -159,16 +158,9 @@ function draw(p, game, v) {
   for (let j = 0; j <= rows; j++) grid.append(s('line', { x1: M, y1: M + j * C, x2: M + cols * C, y2: M + j * C }));
   svg.append(grid);
   const labels = s('g', { class: 'cd-label', 'aria-hidden': 'true' });
-  for (let x = minX; x <= maxX; x++) {
-    const l = cellName(x, 0).replace(/\d+$/, '');
-    if (l.startsWith('(')) continue;
-    labels.append(t(px(x) + C / 2, M - 7, l), t(px(x) + C / 2, H - 7, l));
-  }
-  for (let y = minY; y <= maxY; y++) {
-    const l = cellName(0, y).replace(/^[A-Z]/, '');
-    if (l.startsWith('(')) continue;
-    labels.append(t(M / 2, py(y) + C / 2 + 5, l), t(W - M / 2, py(y) + C / 2 + 5, l));
-  }
+  for (let x = minX; x <= maxX; x++) labels.append(t(px(x) + C / 2, M - 7, `${x}`), t(px(x) + C / 2, H - 7, `${x}`));
+  for (let y = minY; y <= maxY; y++) labels.append(t(M / 2, py(y) + C / 2 + 5, `${y}`), t(W - M / 2, py(y) + C / 2 + 5, `${y}`));
+
   svg.append(labels);
 
   // The cathedral: the nave counts as a house, the tower as a tower.
@@ -348,6 +340,7 @@ function scores(p, game, v, spot) {
   if (v.last_built) {
     box.append(h('p', { class: 'board-note' }, `Last built: a ${colourName(v.last_built.colour)} ${v.last_built.shape}; the next building must differ in shape and colour.`));
   }
+  box.append(h('p', { class: 'board-note' }, 'Cells are named (x, y): x along the top and bottom, y along the sides; the cathedral\'s nave is (0, 0).'));
   if (sc.provisional !== false) box.append(h('p', { class: 'board-note' }, 'Totals count the own colours still in the supply and double the best colour.'));
   return box;
 }

@@ -57,7 +57,7 @@ export function plural(n, noun, many) {
 
 // Seat colours (Kardinal & König pieces, Battle 13 camps): distinguishable
 // hues, each also told apart by its name in labels.
-export const SEAT_COLOURS = ['red', 'blue', 'yellow', 'green', 'purple'];
+export const SEAT_COLOURS = ['red', 'blue', 'green', 'yellow', 'purple'];
 
 // The seat whose turn the view says it is, for the header line.
 export function statusLine(game, toAct, what) {
@@ -164,7 +164,7 @@ export function createBoard(root, ctx, spell, draw, cls) {
         p.busy = false;
         p.redraw();
       };
-      if (r && typeof r.then === 'function') r.then(() => {}, reopen);
+      if (r && typeof r.then === 'function') r.then(reopen, reopen);
       else reopen();
     },
     // A clickable part: node gets the contract's attributes; token is what it
