@@ -101,6 +101,26 @@ mod tests {
     }
 
     #[test]
+    fn the_app_stays_small_and_fetches_nothing_from_elsewhere() {
+        let mut code_bytes = 0;
+        for path in Files::iter() {
+            let file = Files::get(&path).expect("listed files exist");
+            if path.ends_with(".js") || path.ends_with(".css") {
+                code_bytes += file.data.len();
+            }
+            let text = String::from_utf8_lossy(&file.data);
+            // The one absolute URL allowed is SVG's namespace name, which is
+            // never fetched.
+            let outside = text.replace("http://www.w3.org/2000/svg", "").replace("http://www.w3.org/1999/xlink", "");
+            for scheme in ["http://", "https://", "//cdn", "@import"] {
+                assert!(!outside.contains(scheme), "{path} refers to {scheme}…: the app works offline");
+            }
+        }
+        assert!(code_bytes > 0, "the app has scripts");
+        assert!(code_bytes < 200 * 1024, "JavaScript and CSS take {code_bytes} bytes; the budget is 200 KiB");
+    }
+
+    #[test]
     fn scripts_and_styles_get_types_browsers_execute() {
         assert_eq!(content_type("assets/js/main.js"), "text/javascript; charset=utf-8");
         assert_eq!(content_type("assets/app.css"), "text/css; charset=utf-8");
