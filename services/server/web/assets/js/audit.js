@@ -89,13 +89,15 @@ export async function show(app, { id }) {
     const lines = text.split('\n').filter((l) => l.trim() !== '');
     try {
       header = JSON.parse(lines[0]);
-      records = lines.slice(1).map((l) => JSON.parse(l));
+      // The records, then (a finished game's) lines revealing what they hid.
+      const count = Number.isInteger(header.records) ? header.records : lines.length - 1;
+      records = lines.slice(1, 1 + count).map((l) => JSON.parse(l));
     } catch {
       /* the report names what is wrong */
     }
     try {
       const report = await api.verify(text);
-      showChain(chain, report, records);
+      showChain(chain, report, records, header);
     } catch (err) {
       chain.dataset.valid = 'error';
       chain.replaceChildren(errorPanel(err, { retry: () => location.reload() }));
@@ -133,7 +135,7 @@ function facts(dl, rows) {
   dl.replaceChildren(...rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { class: k === 'Game' || k.startsWith('Seed') ? 'mono break' : '' }, v)]));
 }
 
-function showChain(box, report, records) {
+function showChain(box, report, records, header) {
   const intact = !!report.chain_intact;
   const valid = !!report.valid;
   box.dataset.valid = valid && intact ? 'true' : 'false';
@@ -142,6 +144,8 @@ function showChain(box, report, records) {
   if (valid && intact) {
     parts.push(el('p', {}, el('strong', {}, '✓ The hash chain is intact. '),
       `${n} record${n === 1 ? '' : 's'}, each linked to the one before${report.replayed ? ', and every move re-played by the rules gives the same game' : ''}.`));
+    const shown = header && header.revealed;
+    if (shown) parts.push(el('p', { class: 'small' }, `The ${shown} line${shown === 1 ? '' : 's'} after the records show${shown === 1 ? 's' : ''} the cards that were hidden during play; each was checked against a replay from the seed.`));
   } else {
     parts.push(el('p', {}, el('strong', {}, intact ? '✗ The record does not verify. ' : '✗ The hash chain is broken. '), faultText(report.fault)));
   }
@@ -177,7 +181,7 @@ async function verifyFile(file, result, firstBad) {
       ...(report.last_hash ? [el('p', { class: 'mono small break' }, `Last hash: ${report.last_hash}`)] : []));
       firstBad.textContent = '';
     } else {
-      result.replaceChildren(el('p', {}, el('strong', {}, '✗ Not valid. '), `${what}: ${report.records === 0 && !report.chain_intact ? 'not a readable export.' : report.chain_intact ? `the hash chain holds, but ${seedWords[report.seed] || 'a check failed'}.` : 'the hash chain is broken.'}`));
+      result.replaceChildren(el('p', {}, el('strong', {}, '✗ Not valid. '), `${what}: ${report.records === 0 && !report.chain_intact ? 'not a readable export.' : `${report.chain_intact ? 'the hash chain holds' : 'the hash chain is broken'}; ${seedWords[report.seed] || 'the seed was not checked'}.`}`));
       firstBad.textContent = report.fault ? `First bad record: ${faultText(report.fault)}` : 'The first bad record was not named.';
     }
   } catch (err) {

@@ -112,7 +112,7 @@ export async function show(app, { id, page }) {
     el('div', { class: 'game-head' }, el('div', {}, title, subtitle), statusBox),
     connection,
     scores,
-    el('div', { class: 'game-layout' }, el('section', { class: 'board-wrap', 'aria-label': 'Board' }, board), side),
+    el('div', { class: 'game-layout' }, el('div', { class: 'board-wrap' }, board), side),
     raw);
 
   let game = null;

@@ -75,7 +75,7 @@ export async function show(app, { id }) {
     notice,
     scores,
     el('div', { class: 'game-layout' },
-      el('section', { class: 'board-wrap', 'aria-label': 'Board' }, board),
+      el('div', { class: 'board-wrap' }, board),
       el('aside', { class: 'side' }, el('section', { class: 'panel', 'aria-labelledby': 'steps-title' },
         el('h2', { id: 'steps-title' }, 'Steps'), el('p', { class: 'muted tiny' }, 'Keys: ← → step, Home / End jump.'), stepsBox))),
     raw);
@@ -200,7 +200,8 @@ export async function show(app, { id }) {
     const game = json;
     statusBox.dataset.version = String(game.version);
     statusBox.dataset.state = game.status.state;
-    statusTextEl.textContent = `Version ${game.version}: ${statusText(game)}`;
+    const mine = game.viewer_seat != null && game.status.state === 'in_progress' && (game.status.to_move || []).includes(game.viewer_seat);
+    statusTextEl.textContent = `Version ${game.version}: ${statusText(game, { viewer: null })}${mine ? ' (you)' : ''}`;
     scores.textContent = game.status.state === 'finished' ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
     const seatLabel = game.viewer_seat != null && token ? `${seatName(game.seats, game.viewer_seat)} (your seat)` : null;
     if (seatLabel && seatLabel !== labelled) {
