@@ -222,7 +222,8 @@ async fn list_events(
 }
 
 /// The game's log in words: what each record did ("Ann placed an abbey at
-/// cluny in Burgundy …"), redacted for the caller, in pages.
+/// Cluny in Burgundy, paying with a Bavaria / Burgundy card"), redacted for
+/// the caller, in pages.
 #[utoipa::path(
     get, path = "/v1/games/{id}/steps", tag = "records",
     params(("id" = String, Path, description = "Game id"), EventsQuery),
