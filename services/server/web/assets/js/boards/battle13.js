@@ -91,7 +91,7 @@ function knight(k, x, y, w, hh, extra) {
   g.append(s('rect', { class: 'bt-face', x, y, width: w, height: hh, rx: 6 }));
   const band = Math.min(16, hh * 0.28);
   g.append(s('rect', { class: 'bt-band', x: x + 2, y: y + 2, width: w - 4, height: band, rx: 4 }));
-  g.append(s('text', { class: 'bt-fam bt-famtext', x: x + w / 2, y: y + band - 3.5, 'text-anchor': 'middle' }, famName(k.family)));
+  g.append(s('text', { class: 'bt-fam', x: x + w / 2, y: y + band - 3.5, 'text-anchor': 'middle' }, w < 50 ? famName(k.family).charAt(0) : famName(k.family)));
   g.append(s('text', { class: 'bt-str', x: x + w / 2, y: y + band + (hh - band) / 2 + 8, 'text-anchor': 'middle' }, String(k.strength)));
   return g;
 }
@@ -134,8 +134,14 @@ function draw(p, game) {
   }
 
   // The table.
-  const W = 800;
-  const H = 540;
+  // A wide table, or a narrow one (phones) with the hand in two rows.
+  const narrow = (wrap.parentNode && wrap.parentNode.clientWidth ? wrap.parentNode.clientWidth : 800) < 560;
+  const W = narrow ? 420 : 800;
+  const H = narrow ? 610 : 540;
+  const handY = narrow ? [H - 176, H - 90] : [H - 86];
+  const G = narrow
+    ? { side: [8, 150, 44, 62, 44, 28, 20], top: [52, 30, 44, 29], nameY: [handY[0] - 44, 18, 108], cy: 250, dx: 122 }
+    : { side: [14, 100, 58, 80, 58, 34, 28], top: [60, 38, 54, 40], nameY: [H - 146, 20, 44], cy: 245, dx: 150 };
   const svg = svgRoot(W, H, `Battle 13 table, joust ${j.number}`, 'bt-table');
   svg.append(s('rect', { class: 'bt-felt', x: 0, y: 0, width: W, height: H, rx: 24 }));
   const pos = (seat) => (seat - bottom + 4) % 4; // 0 bottom, 1 left, 2 top, 3 right
@@ -152,7 +158,7 @@ function draw(p, game) {
     const label = `${seatName(game, seat)}${you}${role}`;
     const info = `camp ${camp === 0 ? 'A' : 'B'} · ${plural(hand.held_count, 'knight')}`;
     const active = turn && (turn.seat === seat || turn.for_seat === seat);
-    const anchor = [[W / 2, H - 146], [14, 44], [W / 2, 20], [W - 14, 44]][where];
+    const anchor = [[W / 2, G.nameY[0]], [G.side[0], G.nameY[2]], [W / 2, G.nameY[1]], [W - G.side[0], G.nameY[2]]][where];
     const ta = where === 1 ? 'start' : where === 3 ? 'end' : 'middle';
     svg.append(s('text', { class: `bt-seat-name${active ? ' bt-turn' : ''}`, x: anchor[0], y: anchor[1], 'text-anchor': ta }, `${active ? '▶ ' : ''}${label}`));
     svg.append(s('text', { class: 'bt-seat-info', x: anchor[0], y: anchor[1] + 17, 'text-anchor': ta }, info));
@@ -176,26 +182,31 @@ function draw(p, game) {
     };
     if (where === 0) {
       if (held) {
-        const n = held.length;
-        const step = n > 1 ? Math.min(60, (W - 40 - 56) / (n - 1)) : 0;
-        const x0 = (W - (step * (n - 1) + 56)) / 2;
-        held.forEach((k, i) => svg.append(partFor(knight(k, x0 + i * step, H - 86, 56, 80), k)));
-      } else backRow(svg, hand.held_count, W / 2, H - 86, seatName(game, seat));
+        const rows = narrow && held.length > 7 ? [held.slice(0, Math.ceil(held.length / 2)), held.slice(Math.ceil(held.length / 2))] : [held];
+        rows.forEach((row, r) => {
+          const n = row.length;
+          const step = n > 1 ? Math.min(60, (W - 16 - 56) / (n - 1)) : 0;
+          const x0 = (W - (step * (n - 1) + 56)) / 2;
+          row.forEach((k, i) => svg.append(partFor(knight(k, x0 + i * step, handY[handY.length - rows.length + r], 56, 80), k)));
+        });
+      } else backRow(svg, hand.held_count, W / 2, handY[handY.length - 1], seatName(game, seat));
     } else if (where === 2) {
       if (held) {
         const n = held.length;
-        const step = n > 1 ? Math.min(40, 420 / (n - 1)) : 0;
-        const x0 = (W - (step * (n - 1) + 38)) / 2;
-        held.forEach((k, i) => svg.append(partFor(knight(k, x0 + i * step, 60, 38, 54), k)));
-      } else backRow(svg, hand.held_count, W / 2, 60, seatName(game, seat));
+        const [ty, tw, th, ts] = G.top;
+        const step = n > 1 ? Math.min(ts, (W - 40 - tw) / (n - 1)) : 0;
+        const x0 = (W - (step * (n - 1) + tw)) / 2;
+        held.forEach((k, i) => svg.append(partFor(knight(k, x0 + i * step, ty, tw, th), k)));
+      } else backRow(svg, hand.held_count, W / 2, G.top[0], seatName(game, seat));
     } else {
-      const x = where === 1 ? 14 : W - 14 - 58;
+      const [sx, sy, bw, bh, cw, ch, cs] = G.side;
       if (held) {
+        const x = where === 1 ? sx : W - sx - cw;
         const n = held.length;
-        const step = n > 1 ? Math.min(28, 320 / (n - 1)) : 0;
-        held.forEach((k, i) => svg.append(partFor(knight(k, x, 100 + i * step, 58, 34), k)));
+        const step = n > 1 ? Math.min(cs, (cs * 12) / (n - 1)) : 0;
+        held.forEach((k, i) => svg.append(partFor(knight(k, x, sy + i * step, cw, ch), k)));
       } else {
-        const g = back(x, 100, 58, 80, `${hand.held_count}`);
+        const g = back(where === 1 ? sx : W - sx - bw, sy, bw, bh, `${hand.held_count}`);
         g.setAttribute('role', 'img');
         g.setAttribute('aria-label', `${seatName(game, seat)} holds ${plural(hand.held_count, 'knight')}`);
         svg.append(g);
@@ -209,8 +220,8 @@ function draw(p, game) {
   let tourLine = '';
   if (cur) {
     const cx = W / 2;
-    const cy = 245;
-    const spots = [[cx - 28, cy + 40], [cx - 150, cy - 40], [cx - 28, cy - 125], [cx + 94, cy - 40]];
+    const cy = G.cy;
+    const spots = [[cx - 28, cy + 40], [cx - G.dx, cy - 40], [cx - 28, cy - 125], [cx + G.dx - 56, cy - 40]];
     for (const play of cur.plays) {
       const [x, y] = spots[pos(play.seat)];
       const g = knight(play.knight, x, y, 56, 80, cur.winner === play.seat ? 'bt-win' : '');

@@ -230,6 +230,7 @@ function card(board, kind, x, y, extra, label) {
   } else if (label !== undefined) {
     g.append(t(x + 32, y + 50, label));
   }
+  if (!kind && label === 'empty') g.setAttribute('class', `kk-card kk-empty ${extra || ''}`);
   return g;
 }
 
@@ -276,11 +277,16 @@ function draw(p, game) {
     else what = 'place pieces or exchange a card';
   }
   wrap.append(h('p', { class: 'board-status' }, statusLine(game, turn ? turn.seat : null, what)));
+  const hand0 = myView && myView.hand;
   if (p.interactive && !p.busy) {
     let hint;
     if (turn && turn.step === 'draw') hint = 'Click the deck or a display card to draw.';
     else if (!picks.length) hint = 'Pick cards from your hand, then click a site (abbey) or a seal (counsellor). Or pick one card and click the deck or a display card to exchange it.';
-    else if (pending.length) hint = `With ${payment(board, pending)}: click a highlighted site or seal${picks.length === 1 && p.ahead('src:deck') ? ', or the deck or a display card to exchange the card' : ''}, or pick another card.`;
+    else if (pending.length) {
+      const more = (hand0 || []).some((k) => p.can(`h:${k}`));
+      const exch = picks.length === 1 && (p.can('src:deck') || p.can('src:display_0') || p.can('src:display_1'));
+      hint = `With ${payment(board, pending)}: click a highlighted site or seal${exch ? ', or the deck or a display card to exchange the card' : ''}${more ? ', or pick another card' : ''}.`;
+    }
     else hint = 'Pick cards for a second piece, or click Place now.';
     wrap.append(h('p', { class: 'board-hint' }, hint));
   }
@@ -336,7 +342,7 @@ function draw(p, game) {
     const g = s('g', { class: 'kk-site' });
     const own = owner.get(st.id);
     const ghost = ghosts.includes(`site:${st.id}`);
-    g.append(s('circle', { class: 'kk-dot', cx: st.x, cy: st.y, r: 13 }));
+    g.append(s('circle', { class: 'kk-hit', cx: st.x, cy: st.y, r: 19 }), s('circle', { class: 'kk-dot', cx: st.x, cy: st.y, r: 13 }));
     if (own !== undefined) g.append(s('circle', { class: `kk-abbey c${own % 5}`, cx: st.x, cy: st.y, r: 9 }));
     if (ghost && me !== null && me !== undefined) g.append(s('circle', { class: `kk-abbey kk-ghost c${me % 5}`, cx: st.x, cy: st.y, r: 9 }));
     g.append(t(st.x, st.y + 25, siteName(st.id), 'kk-sname', { 'aria-hidden': 'true' }));
@@ -446,7 +452,7 @@ function draw(p, game) {
     }
     dk.append(g);
     const top = (v.discard || [])[v.discard.length - 1];
-    const dg = card(board, top || null, 80, 12, '', top ? undefined : '0');
+    const dg = card(board, top || null, 80, 12, '', top ? undefined : 'empty');
     dg.setAttribute('role', 'img');
     dg.setAttribute('aria-label', `Discard pile: ${plural((v.discard || []).length, 'card')}${top ? `, ${kindName(board, top)} on top` : ''}`);
     dk.append(dg);
