@@ -44,6 +44,7 @@ async fn export_verify_import_replays_identically_for_every_kind() {
         assert_eq!(report.body["valid"], true, "{kind}: {}", report.body);
         assert_eq!(report.body["seed"], "matches");
         assert_eq!(report.body["replayed"], true);
+        assert_eq!(report.body["revealed"], header["revealed"], "every revealed line was checked");
         let events = rest_a.events(id, None).await;
         assert_eq!(report.body["last_hash"], events.last().unwrap()["hash"], "the report's last hash is the server's");
         let state_a = rest_a.get(&format!("/v1/games/{id}"), None).await.body;

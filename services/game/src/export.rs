@@ -146,6 +146,9 @@ pub struct VerifyReport {
     pub seed: SeedCheck,
     /// Whether every record was re-played through the engine (needs the seed).
     pub replayed: bool,
+    /// Records whose hidden effects the export reveals (a finished game's
+    /// dealt and drawn cards), each checked against the re-deal from the seed.
+    pub revealed: u64,
     /// Hash of the last record: compare it with the server's to be sure
     /// the export is the whole, unaltered log.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -200,6 +203,7 @@ pub fn check(export: &[u8]) -> Verified {
         chain_intact: false,
         seed: SeedCheck::Unchecked,
         replayed: false,
+        revealed: 0,
         last_hash: None,
         status: None,
         view: None,
@@ -314,6 +318,7 @@ pub fn check(export: &[u8]) -> Verified {
                 if let Err((line, seq, reason)) = check_revealed(&revealed_lines, &expected, first_line) {
                     return fail(report, line, seq, reason, &header);
                 }
+                report.revealed = expected.len() as u64;
             }
             report.replayed = true;
             report.view = Some(replayed.state.game.view(Viewer::Omniscient));

@@ -223,6 +223,9 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
     );
     if report.replayed {
         let _ = writeln!(out, "re-played: every record, through this build's engine");
+        if report.revealed > 0 {
+            let _ = writeln!(out, "revealed: the hidden cards of {} records, each as the seed deals them", report.revealed);
+        }
         if let Some(status) = &report.status {
             let _ = writeln!(out, "result: {}", serde_json::to_string(status).expect("statuses serialize"));
         }

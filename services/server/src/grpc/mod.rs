@@ -152,6 +152,7 @@ fn verify_report(report: VerifyReport) -> Result<pb::VerifyReport, Status> {
         }
         .into(),
         replayed: report.replayed,
+        revealed: report.revealed,
         last_hash: report.last_hash,
         status: report.status.as_ref().map(status_out),
         view: report.view.as_ref().map(|v| view_out(&kind, v)).transpose()?,
