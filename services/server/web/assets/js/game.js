@@ -121,6 +121,7 @@ export async function show(app, { id, page }) {
   let busy = false;
   let stream = null;
   let recentFrom = -1;
+  let drawn = { text: null, legal: null };
   let gone = false;
 
   function showProblem(p, { info = false } = {}) {
@@ -250,10 +251,15 @@ export async function show(app, { id, page }) {
           if (lm.version !== json.version && attempt < 2) continue;
           moveList = lm.moves || [];
         }
+        const legalText = JSON.stringify(moveList);
         game = json;
         legal = moveList;
         if (!mod) mod = await loadBoard(game.kind);
-        draw(text);
+        // Unchanged: keep the board as it is (a pick in progress survives).
+        if (text !== drawn.text || legalText !== drawn.legal) {
+          drawn = { text, legal: legalText };
+          draw(text);
+        }
         setConnection(null);
         loadRecent();
         return;
