@@ -189,8 +189,9 @@ function createForm(kinds, onCreated) {
 
   const variantRow = el('div', { class: 'field', dataset: { for: 'kardinal' } },
     el('label', { for: 'opt-variant' }, 'Variant'), variant);
+  const clearBoard = el('button', { type: 'button', id: 'clear-board', class: 'btn btn-small btn-quiet', hidden: true }, 'Use the standard board');
   const boardRow = el('div', { class: 'field', dataset: { for: 'kardinal' } },
-    el('label', { for: 'opt-board' }, 'Custom board (JSON file)'), board, boardInfo);
+    el('label', { for: 'opt-board' }, 'Custom board (JSON file)'), board, boardInfo, clearBoard);
   const targetRow = el('div', { class: 'field', dataset: { for: 'battle13' } },
     el('label', { for: 'opt-target' }, 'Crowns to win the match'), target);
 
@@ -288,6 +289,7 @@ function createForm(kinds, onCreated) {
   board.addEventListener('change', async () => {
     customBoard = null;
     const file = board.files && board.files[0];
+    clearBoard.hidden = !file;
     if (!file) {
       boardInfo.textContent = 'Leave empty to play on the standard map of Europe.';
       return;
@@ -300,6 +302,12 @@ function createForm(kinds, onCreated) {
     } catch (err) {
       boardInfo.textContent = `${file.name} is not a JSON board file (${err.message}).`;
     }
+  });
+
+  clearBoard.addEventListener('click', () => {
+    board.value = '';
+    board.dispatchEvent(new Event('change'));
+    board.focus();
   });
 
   function showProblem(problem) {

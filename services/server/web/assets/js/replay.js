@@ -287,9 +287,15 @@ export async function show(app, { id }) {
         const seq = update.event.seq;
         const follows = state.at === state.latest;
         setLatest(seq);
+        // Every frame names the game's latest version: those cached are stale now.
+        frames.clear();
+        settled.clear();
         if (update.status && update.status.state === 'finished') {
+          // Once it is over everyone sees everything: earlier frames and
+          // steps fetched while it ran showed less, so fetch them afresh.
           state.finished = true;
           notePerspective();
+          loadSteps().then(() => go(state.at), () => {});
         }
         api.steps(id, viewerToken(), seq, 1).then((page) => {
           for (const s of page.steps) {
@@ -297,7 +303,7 @@ export async function show(app, { id }) {
           }
           highlight();
         }, () => {});
-        if (follows && !playing) go(seq);
+        go(follows && !playing ? seq : state.at);
       },
       stillWanted: async () => !state.finished,
     });
