@@ -226,7 +226,7 @@ function card(board, kind, x, y, extra, label) {
   g.append(s('rect', { class: 'kk-face', x, y, width: 64, height: 88, rx: 7 }));
   if (kind) {
     const names = kindName(board, kind).split(' / ');
-    names.forEach((n, i) => g.append(t(x + 32, y + 34 + i * 20 - (names.length - 1) * 8, n.length > 11 ? `${n.slice(0, 10)}.` : n)));
+    names.forEach((n, i) => g.append(t(x + 32, y + 34 + i * 20 - (names.length - 1) * 8, n.length > 11 ? `${n.slice(0, 10)}.` : n, n.length > 9 ? 'kk-long' : null)));
   } else if (label !== undefined) {
     g.append(t(x + 32, y + 50, label));
   }
@@ -281,14 +281,20 @@ function draw(p, game) {
   if (p.interactive && !p.busy) {
     let hint;
     if (turn && turn.step === 'draw') hint = 'Click the deck or a display card to draw.';
-    else if (!picks.length) hint = 'Pick cards from your hand, then click a site (abbey) or a seal (counsellor). Or pick one card and click the deck or a display card to exchange it.';
+    else if (!picks.length) {
+      const types = new Set((p.ctx.legalMoves || []).map((m) => m.type));
+      hint = types.has('place') ? 'Pick cards from your hand, then click a site (abbey) or a seal (counsellor).' : '';
+      if (types.has('exchange')) hint += ' Or pick one card and click the deck or a display card to exchange it.';
+      if (types.has('pass')) hint += ' Or pass.';
+      hint = hint.trim();
+    }
     else if (pending.length) {
       const more = (hand0 || []).some((k) => p.can(`h:${k}`));
       const exch = picks.length === 1 && (p.can('src:deck') || p.can('src:display_0') || p.can('src:display_1'));
       hint = `With ${payment(board, pending)}: click a highlighted site or seal${exch ? ', or the deck or a display card to exchange the card' : ''}${more ? ', or pick another card' : ''}.`;
     }
     else hint = 'Pick cards for a second piece, or click Place now.';
-    wrap.append(h('p', { class: 'board-hint' }, hint));
+    if (hint) wrap.append(h('p', { class: 'board-hint' }, hint));
   }
   if (v.end_reason) wrap.append(h('p', { class: 'board-note' }, `The game ended: ${String(v.end_reason).replace(/_/g, ' ')}.`));
 
@@ -326,6 +332,15 @@ function draw(p, game) {
     if (A && B) roads.append(s('line', { x1: A.x, y1: A.y, x2: B.x, y2: B.y, class: 'kk-road' }));
   }
   svg.append(roads);
+  // Scored chains (final scoring, KK-26), along their roads.
+  for (const sc of (v.final_scoring && v.final_scoring.chains) || []) {
+    for (const ch of sc.chains || []) {
+      const pts = ch.sites.map((id) => siteById.get(id)).filter(Boolean);
+      if (pts.length < 2) continue;
+      const label = `Chain of ${seatName(game, sc.seat)}: ${ch.sites.map(siteName).join(', ')}`;
+      svg.append(s('polyline', { class: `kk-chain c${sc.seat % 5}`, points: pts.map((q) => `${q.x},${q.y}`).join(' '), role: 'img', 'aria-label': label }, s('title', {}, label)));
+    }
+  }
   svg.append(alli);
 
   // Country names.
@@ -478,6 +493,18 @@ function draw(p, game) {
   }
   table.append(body);
   wrap.append(table);
+  const fs = v.final_scoring;
+  if (fs && fs.totals) {
+    const ft = h('table', { class: 'board-table kk-final' });
+    ft.append(h('caption', {}, 'How the scores were made'));
+    ft.append(h('thead', {}, h('tr', {}, ...['Seat', 'Interim abbeys', 'Final abbeys', 'Alliances', 'Chains', 'Total', 'Pieces left'].map((x) => h('th', { scope: 'col' }, x)))));
+    ft.append(h('tbody', {}, ...fs.totals.map((x) => h('tr', {}, h('th', { scope: 'row' }, seatName(game, x.seat)),
+      ...[x.interim, x.abbeys, x.alliances, x.chains, x.total, x.unused_pieces].map((n) => h('td', {}, `${n}`))))));
+    wrap.append(ft);
+    const scored = (fs.alliances || []).filter((a) => a.points > 0)
+      .map((a) => `alliance ${a.number} (${countryName(board, a.countries[0])}–${countryName(board, a.countries[1])}): ${andList(a.scorers.map((x) => seatName(game, x)))} ${a.points}`);
+    if (scored.length) wrap.append(h('p', { class: 'board-note' }, `Alliances scored: ${scored.join('; ')}.`));
+  }
   const notes = [`● holds the black token (first player).`, `Deck ran out ${plural(v.exhaustions || 0, 'time')}${v.last_round ? '; last round' : ''}.`];
   if (v.variant === 'dynamic') notes.push('Dynamic variant.');
   wrap.append(h('p', { class: 'board-note' }, notes.join(' ')));
