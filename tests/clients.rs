@@ -5,7 +5,12 @@
 //!   round-trips every kind's options, answers and moves against a real server
 //!   (`tests/clients/python/roundtrip.py`);
 //! - `redocly lint` with its recommended ruleset passes on
-//!   `openapi/openapi.json` (config: `redocly.yaml`).
+//!   `openapi/openapi.json` (config: `redocly.yaml`);
+//! - a real gRPC-Web client (Connect-ES's gRPC-Web transport over HTTP/1.1,
+//!   with the service read at run time from the proto crate's descriptor set,
+//!   no generated code) calls every unary RPC and `WatchGame` while playing a
+//!   game to its end, and reads refusals' codes and ErrorInfo details
+//!   (`tests/clients/grpcweb/roundtrip.mjs`).
 //!
 //! The tools are installed at pinned versions into `.tools/` by
 //! `.ci/install-client-tools`. Where they are missing, each test says so and
@@ -13,7 +18,9 @@
 //! tool a failure. `LUDO_PYTHON` names the Python that has the generator (by
 //! default `.tools/venv/bin/python3`, then `python3`), `LUDO_REDOCLY` the
 //! redocly executable (by default `.tools/npm/node_modules/.bin/redocly`, then
-//! `redocly` on `PATH`).
+//! `redocly` on `PATH`), `LUDO_NODE` the Node.js to run the gRPC-Web client
+//! with (by default `node` on `PATH`) and `LUDO_GRPCWEB_PACKAGES` the directory
+//! whose `node_modules` holds its packages (by default `.tools/grpcweb`).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +28,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use ludo_blackbox::TestServer;
+use serde_json::{Value, json};
 
 fn repo() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -161,6 +169,192 @@ fn redocly() -> Result<PathBuf, String> {
         }
     }
     Err(format!("no @redocly/cli {want}: {}", if tried.is_empty() { "none found".into() } else { tried.join("; ") }))
+}
+
+/// The gRPC-Web client's packages and their pinned versions, from its `package.json`.
+fn pinned_grpcweb() -> Vec<(String, String)> {
+    let path = repo().join("tests/clients/grpcweb/package.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let manifest: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let pins: Vec<(String, String)> = manifest["dependencies"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no dependencies in {}", path.display()))
+        .iter()
+        .map(|(name, version)| (name.clone(), version.as_str().unwrap_or_default().to_string()))
+        .collect();
+    assert!(pins.iter().all(|(_, v)| v.chars().all(|c| c.is_ascii_digit() || c == '.')), "pin exact versions: {pins:?}");
+    pins
+}
+
+/// A Node.js (20 or later) and the directory holding the gRPC-Web client's
+/// packages at their pinned versions, or why there are none.
+fn node_with_grpcweb() -> Result<(PathBuf, PathBuf), String> {
+    let mut tried = Vec::new();
+    let mut found = None;
+    for node in candidates("LUDO_NODE", vec![PathBuf::from("node")]) {
+        let mut command = Command::new(&node);
+        command.arg("--version");
+        match run(command, Duration::from_secs(60)) {
+            Ok(ran) if ran.status.success() => {
+                let version = ran.stdout.trim().to_string();
+                let major: u32 = version.trim_start_matches('v').split('.').next().and_then(|m| m.parse().ok()).unwrap_or(0);
+                if major >= 20 {
+                    found = Some(node);
+                    break;
+                }
+                tried.push(format!("{} is Node.js {version}; 20 or later is needed", node.display()));
+            }
+            Ok(ran) => tried.push(format!("{}: exit {}: {}", node.display(), ran.status, ran.stderr.trim())),
+            Err(e) => tried.push(format!("{}: {e}", node.display())),
+        }
+    }
+    let Some(node) = found else {
+        return Err(format!("no Node.js: {}", if tried.is_empty() { "none found".into() } else { tried.join("; ") }));
+    };
+    let packages = match std::env::var_os("LUDO_GRPCWEB_PACKAGES") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => repo().join(".tools/grpcweb"),
+    };
+    for (name, want) in pinned_grpcweb() {
+        let manifest = packages.join("node_modules").join(&name).join("package.json");
+        let version = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .and_then(|m| m["version"].as_str().map(str::to_string));
+        match version {
+            Some(version) if version == want => {}
+            Some(version) => return Err(format!("{name} in {} is {version}, not the pinned {want}", packages.display())),
+            None => return Err(format!("no {name} {want} in {}", packages.display())),
+        }
+    }
+    Ok((node, packages))
+}
+
+/// The RPCs `proto/ludo/v1/ludo.proto` declares, in order.
+fn declared_rpcs() -> Vec<String> {
+    let path = repo().join("proto/ludo/v1/ludo.proto");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines().filter_map(|l| l.trim().strip_prefix("rpc ")).filter_map(|l| l.split('(').next()).map(|n| n.trim().to_string()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
+    let test = "a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end";
+    let (node, packages) = match node_with_grpcweb() {
+        Ok(found) => found,
+        Err(why) => return missing(test, &why),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(&dir.path().join("data")).await;
+    // A second, empty server to import the finished game into.
+    let other = TestServer::start(&dir.path().join("other")).await;
+    // The client reads the service from the descriptor set the server offers for reflection.
+    let descriptors = dir.path().join("ludo.binpb");
+    std::fs::write(&descriptors, ludo_proto::FILE_DESCRIPTOR_SET).unwrap();
+    let script = repo().join("tests/clients/grpcweb/roundtrip.mjs");
+    let mut command = Command::new(&node);
+    command
+        .arg(&script)
+        .arg("--base")
+        .arg(&server.base)
+        .arg("--import-base")
+        .arg(&other.base)
+        .arg("--descriptors")
+        .arg(&descriptors)
+        .arg("--packages")
+        .arg(&packages);
+    let ran = tokio::task::spawn_blocking(move || run(command, Duration::from_secs(300))).await.unwrap();
+    server.stop().await;
+    other.stop().await;
+    let ran = ran.unwrap_or_else(|e| panic!("{}: {e}", script.display()));
+    assert!(ran.status.success(), "the gRPC-Web client failed ({}):\n{}", ran.status, ran.output());
+    let s: Value = serde_json::from_str(&ran.stdout).unwrap_or_else(|e| panic!("not a JSON summary ({e}):\n{}", ran.output()));
+    println!("{}", serde_json::to_string_pretty(&s).unwrap());
+
+    // The real client, at the pinned versions, speaking gRPC-Web over HTTP/1.1.
+    assert_eq!((s["client"]["transport"].as_str(), s["client"]["http"].as_str()), (Some("grpc-web"), Some("1.1")));
+    for (name, version) in pinned_grpcweb() {
+        assert_eq!(s["client"][&name], json!(version), "{name}");
+    }
+    // Every RPC the proto declares was found in the descriptor set and called.
+    let methods: Vec<&str> = s["methods"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(methods, declared_rpcs(), "the descriptor set's service is the proto's");
+    assert_eq!(s["called"].as_array().unwrap().len(), methods.len(), "every RPC called: {}", s["not_called"]);
+    assert!(
+        s["methods"].as_array().unwrap().iter().all(|m| m["kind"] == if m["name"] == "WatchGame" { "server_streaming" } else { "unary" })
+    );
+    assert_eq!(s["kinds"], json!(["cardinal", "kardinal", "battle13"]));
+
+    // A whole Cardinal game, played with the seats' tokens.
+    let game = &s["game"];
+    let version = game["version"].as_u64().unwrap();
+    assert_eq!(game["finished"], true);
+    assert_eq!(game["moves"].as_u64(), Some(version), "one record per move");
+    assert!(version > 20, "a whole game: {version} records");
+    assert_eq!(game["seed_revealed"], true);
+    assert_eq!(game["view"], "cardinal");
+    assert_eq!(game["retried"], json!({"same_version": true, "effects": true}), "an exact retry answers as the first time");
+
+    // WatchGame over gRPC-Web: every record, in order, then the stream ends.
+    let live = &s["watch"]["live"];
+    assert_eq!((live["first"].as_u64(), live["last"].as_u64(), live["count"].as_u64()), (Some(0), Some(version), Some(version + 1)));
+    assert_eq!((live["in_order"].clone(), live["ended"].clone(), live["last_finished"].clone()), (json!(true), json!(true), json!(true)));
+    assert_eq!(live["views"].as_u64(), Some(version + 1), "each update carries the view");
+    let after = &s["watch"]["after"];
+    assert_eq!((after["first"].as_u64(), after["last"].as_u64(), after["count"].as_u64()), (Some(3), Some(version), Some(version - 2)));
+    assert_eq!((after["in_order"].clone(), after["ended"].clone()), (json!(true), json!(true)));
+
+    // The reads.
+    assert_eq!(s["list"]["found"], true, "the finished game is listed");
+    let events = &s["events"];
+    assert_eq!(events["in_order"], true);
+    assert_eq!(events["pages"].as_u64(), Some((version + 1).div_ceil(7)), "pages of 7 followed by next_from");
+    assert_eq!((events["created"].clone(), events["moved"].clone(), events["hashes"].clone()), (json!(true), json!(true), json!(true)));
+    let steps = &s["steps"];
+    assert_eq!(steps["count"].as_u64(), Some(version + 1));
+    assert_eq!(steps["every_step_says_something"], true);
+    assert_eq!(steps["first"], "A game of Cardinal was set up for Ann and Bob");
+    let build = steps["a_build"].as_str().unwrap();
+    assert!(build.starts_with("Ann built a ") && ["red", "blue", "green", "yellow"].iter().any(|c| build.contains(c)), "{build}");
+    assert!(!build.contains("colour"), "colours by name: {build}");
+    assert!(steps["last"].as_str().unwrap().starts_with("Game over: Ann "), "{}", steps["last"]);
+    let replay = &s["replay"];
+    assert_eq!((replay["at0"].as_u64(), replay["at1"].as_u64(), replay["latest"].as_u64()), (Some(0), Some(1), Some(version)));
+    assert_eq!((replay["at1_in_progress"].clone(), replay["view"].clone()), (json!(true), json!("cardinal")));
+
+    // Export, verify (a good and a tampered export) and import.
+    assert_eq!(s["export"]["lines"].as_u64(), Some(version + 2), "a header and every record");
+    let verify = &s["verify"];
+    assert_eq!(
+        verify,
+        &json!({
+            "valid": true, "chain_intact": true, "seed": 1, "replayed": true, "records": version + 1, "finished": true,
+            "tampered_valid": false, "tampered_fault_line": 7, "tampered_fault_seq": 5,
+        }),
+        "seed 1 is SEED_CHECK_MATCHES"
+    );
+    assert_eq!(s["import"], json!({"id": game["id"], "version": version, "finished": true, "same_game": true}));
+
+    // Refusals: the gRPC code, and our ErrorInfo (reason, domain, metadata) read by the client.
+    let expected = [
+        ("getGame", "an unknown game", "NotFound", "not_found", json!({})),
+        ("getReplay", "a version past the end", "InvalidArgument", "invalid_input", json!({"field": "at"})),
+        ("submitMove", "the other seat moves", "FailedPrecondition", "not_your_turn", json!({"to_move": "0"})),
+        ("submitMove", "a move without a token", "Unauthenticated", "unauthorized", json!({})),
+        ("submitMove", "a colour that does not exist", "FailedPrecondition", "rule_violation", json!({"rule": "CA-1"})),
+        ("submitMove", "a stale expected version", "Aborted", "version_conflict", json!({"current_version": "0", "expected_version": "5"})),
+        ("submitMove", "a move after the end", "FailedPrecondition", "game_finished", json!({})),
+        ("importGame", "a tampered export", "InvalidArgument", "invalid_export", json!({"line": "7", "seq": "5"})),
+        ("importGame", "the same game twice", "AlreadyExists", "game_exists", json!({})),
+    ];
+    let errors = s["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), expected.len(), "{errors:#?}");
+    for (error, (rpc, what, code, reason, metadata)) in errors.iter().zip(expected) {
+        let got = (&error["rpc"], &error["what"], &error["code_name"], &error["reason"], &error["domain"], &error["metadata"]);
+        assert_eq!(got, (&json!(rpc), &json!(what), &json!(code), &json!(reason), &json!("ludotheque"), &metadata), "{error:#}");
+    }
+    let invalid = errors.iter().find(|e| e["reason"] == "invalid_input").unwrap();
+    assert_eq!(invalid["field_violations"], json!(["at"]), "a BadRequest names the field");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,0 +1,359 @@
+#!/usr/bin/env node
+// A real gRPC-Web client against ludotheque: Connect-ES (@connectrpc/connect
+// with @connectrpc/connect-node's gRPC-Web transport over HTTP/1.1, as a
+// browser speaks it) and @bufbuild/protobuf v2, with NO code generation: the
+// service and its messages come from the server's FileDescriptorSet, read at
+// run time.
+//
+//   node roundtrip.mjs --base http://127.0.0.1:PORT --descriptors FILE
+//                      [--import-base http://127.0.0.1:PORT2] [--packages DIR]
+//
+// --descriptors  the encoded google.protobuf.FileDescriptorSet of proto/
+//                (ludo_proto::FILE_DESCRIPTOR_SET, written to a file by tests/clients.rs)
+// --import-base  a second, empty server to import the finished game into
+//                (default: --base, where the import is refused as game_exists)
+// --packages     the directory whose node_modules holds the pinned packages
+//                (default: .tools/grpcweb, as .ci/install-client-tools installs them)
+//
+// Through the generated-at-run-time client it calls every unary RPC of
+// ludo.v1.Ludo and WatchGame (server streaming over gRPC-Web): creates a
+// Cardinal game, plays it to its end with the seats' tokens (metadata
+// `authorization: Bearer …`), lists, gets, reads legal moves, events (in
+// pages), steps, replays, exports, verifies (a good and a tampered export)
+// and imports it; two watchers (one live from the start, one after the end)
+// must receive every record in order and see their stream end. Refused calls
+// must come back with the right gRPC code and our google.rpc.ErrorInfo
+// (reason, domain, metadata), read with connect's findDetails.
+//
+// Prints one JSON summary on stdout (tests/clients.rs asserts on it) and exits
+// 0; any unexpected failure exits 1 with the error on stderr.
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function args() {
+  const out = { packages: path.join(here, '..', '..', '..', '.tools', 'grpcweb') };
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i += 2) {
+    const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (argv[i + 1] === undefined) throw new Error(`${argv[i]} needs a value`);
+    out[key] = argv[i + 1];
+  }
+  for (const need of ['base', 'descriptors']) {
+    if (!out[need]) throw new Error(`--${need} is required`);
+  }
+  out.importBase ??= out.base;
+  return out;
+}
+
+const opts = args();
+
+// The pinned packages, from their own directory (ES modules ignore NODE_PATH,
+// so resolve from there; every package ships CommonJS too, loaded once each).
+const requireFrom = createRequire(path.join(path.resolve(opts.packages), 'package.json'));
+const { create, createFileRegistry, fromBinary } = requireFrom('@bufbuild/protobuf');
+const { FileDescriptorSetSchema, FileDescriptorProtoSchema } = requireFrom('@bufbuild/protobuf/wkt');
+const { Code, ConnectError, createClient } = requireFrom('@connectrpc/connect');
+const { createGrpcWebTransport } = requireFrom('@connectrpc/connect-node');
+
+function installedVersion(name) {
+  const file = path.join(path.resolve(opts.packages), 'node_modules', ...name.split('/'), 'package.json');
+  return JSON.parse(readFileSync(file, 'utf8')).version;
+}
+
+// ---------------------------------------------------------------------------
+// The service, from the descriptor set (no generated code).
+
+const set = fromBinary(FileDescriptorSetSchema, readFileSync(opts.descriptors));
+const registry = createFileRegistry(set);
+const Ludo = registry.getService('ludo.v1.Ludo');
+if (!Ludo) throw new Error('ludo.v1.Ludo is not in the descriptor set');
+
+// google.rpc.ErrorInfo and BadRequest are not in our descriptor set (tonic-types
+// encodes them): describe the two messages here, as google/rpc/error_details.proto does.
+const STRING = 9;
+const MESSAGE = 11;
+const OPTIONAL = 1;
+const REPEATED = 3;
+const errorDetails = createFileRegistry(
+  create(FileDescriptorProtoSchema, {
+    name: 'google/rpc/error_details.proto',
+    package: 'google.rpc',
+    syntax: 'proto3',
+    messageType: [
+      {
+        name: 'ErrorInfo',
+        field: [
+          { name: 'reason', number: 1, label: OPTIONAL, type: STRING, jsonName: 'reason' },
+          { name: 'domain', number: 2, label: OPTIONAL, type: STRING, jsonName: 'domain' },
+          { name: 'metadata', number: 3, label: REPEATED, type: MESSAGE, typeName: '.google.rpc.ErrorInfo.MetadataEntry', jsonName: 'metadata' },
+        ],
+        nestedType: [
+          {
+            name: 'MetadataEntry',
+            field: [
+              { name: 'key', number: 1, label: OPTIONAL, type: STRING, jsonName: 'key' },
+              { name: 'value', number: 2, label: OPTIONAL, type: STRING, jsonName: 'value' },
+            ],
+            options: { mapEntry: true },
+          },
+        ],
+      },
+      {
+        name: 'BadRequest',
+        field: [
+          { name: 'field_violations', number: 1, label: REPEATED, type: MESSAGE, typeName: '.google.rpc.BadRequest.FieldViolation', jsonName: 'fieldViolations' },
+        ],
+        nestedType: [
+          {
+            name: 'FieldViolation',
+            field: [
+              { name: 'field', number: 1, label: OPTIONAL, type: STRING, jsonName: 'field' },
+              { name: 'description', number: 2, label: OPTIONAL, type: STRING, jsonName: 'description' },
+            ],
+          },
+        ],
+      },
+    ],
+  }),
+  () => undefined,
+);
+const ErrorInfo = errorDetails.getMessage('google.rpc.ErrorInfo');
+const BadRequest = errorDetails.getMessage('google.rpc.BadRequest');
+
+// ---------------------------------------------------------------------------
+// Clients: gRPC-Web over HTTP/1.1, as a browser would speak it.
+
+const client = createClient(Ludo, createGrpcWebTransport({ baseUrl: opts.base, httpVersion: '1.1' }));
+const importClient = createClient(Ludo, createGrpcWebTransport({ baseUrl: opts.importBase, httpVersion: '1.1' }));
+const called = new Set();
+const call = async (name, request, options, via = client) => {
+  called.add(name);
+  return via[name](request, options);
+};
+const as = (token) => ({ headers: { authorization: `Bearer ${token}` }, timeoutMs: 30000 });
+const spectator = { timeoutMs: 30000 };
+
+function check(condition, what) {
+  if (!condition) throw new Error(`check failed: ${what}`);
+}
+
+/// The refused call's gRPC code and ErrorInfo, as connect exposes them.
+async function refused(rpc, what, promise) {
+  try {
+    await promise;
+  } catch (e) {
+    const err = ConnectError.from(e);
+    const info = err.findDetails(ErrorInfo)[0];
+    const bad = err.findDetails(BadRequest)[0];
+    return {
+      rpc,
+      what,
+      code: err.code,
+      code_name: Code[err.code],
+      message: err.rawMessage,
+      reason: info?.reason ?? null,
+      domain: info?.domain ?? null,
+      metadata: info ? { ...info.metadata } : null,
+      field_violations: bad ? bad.fieldViolations.map((v) => v.field) : null,
+      details: err.details.length,
+    };
+  }
+  throw new Error(`${rpc} (${what}) was not refused`);
+}
+
+/// Every update of a WatchGame stream until it ends.
+async function watch(request, options) {
+  called.add('watchGame');
+  const seqs = [];
+  let finished = false;
+  let views = 0;
+  for await (const update of client.watchGame(request, options)) {
+    seqs.push(Number(update.event.seq));
+    if (update.view?.game?.case === 'cardinal') views += 1;
+    finished = update.status?.state?.case === 'finished';
+  }
+  return { seqs, ended: true, last_finished: finished, views };
+}
+
+const inOrder = (seqs, from, to) => seqs.length === to - from + 1 && seqs.every((s, i) => s === from + i);
+
+// ---------------------------------------------------------------------------
+
+const summary = {
+  client: {
+    node: process.version,
+    '@connectrpc/connect': installedVersion('@connectrpc/connect'),
+    '@connectrpc/connect-node': installedVersion('@connectrpc/connect-node'),
+    '@bufbuild/protobuf': installedVersion('@bufbuild/protobuf'),
+    transport: 'grpc-web',
+    http: '1.1',
+  },
+  service: Ludo.typeName,
+  methods: Ludo.methods.map((m) => ({ name: m.name, kind: m.methodKind })),
+};
+
+const kinds = await call('listKinds', {}, spectator);
+summary.kinds = kinds.kinds.map((k) => k.kind);
+
+const created = await call(
+  'createGame',
+  { kind: 'cardinal', players: ['Ann', 'Bob'], options: { game: { case: 'cardinal', value: { firstSeat: 0 } } } },
+  spectator,
+);
+const id = created.id;
+const token = (seat) => created.seats.find((s) => s.seat === seat).token;
+check(created.seats.length === 2 && created.seats.every((s) => s.token.length > 0), 'every seat has a token');
+
+// A spectator watches live from record 0 while the game is played.
+const live = watch({ id, from: 0n }, { timeoutMs: 120000 });
+
+const errors = [];
+errors.push(await refused('getGame', 'an unknown game', call('getGame', { id: 'no-such-game' }, spectator)));
+errors.push(await refused('getReplay', 'a version past the end', call('getReplay', { id, at: 1000n }, spectator)));
+const first = await call('listLegalMoves', { id }, as(token(0)));
+check(first.seat === 0 && first.moves.length > 0, 'seat 0 moves first');
+errors.push(await refused('submitMove', 'the other seat moves', call('submitMove', { id, move: first.moves[0] }, as(token(1)))));
+errors.push(await refused('submitMove', 'a move without a token', call('submitMove', { id, move: first.moves[0] }, spectator)));
+errors.push(
+  await refused(
+    'submitMove',
+    'a colour that does not exist',
+    call('submitMove', { id, move: { game: { case: 'cardinal', value: { kind: { case: 'build', value: { shape: 1, colour: 9, x: 0, y: 1 } } } } } }, as(token(0))),
+  ),
+);
+errors.push(
+  await refused('submitMove', 'a stale expected version', call('submitMove', { id, move: first.moves[0], expectedVersion: 5n }, as(token(0)))),
+);
+
+// Play to the end: the seat to move plays its first legal move, conditional on the version.
+let state = await call('getGame', { id }, as(token(0)));
+let moves = 0;
+let retried = null;
+while (state.status.state.case === 'inProgress') {
+  const seat = state.status.state.value.toMove[0];
+  const legal = await call('listLegalMoves', { id }, as(token(seat)));
+  check(legal.seat === seat && legal.moves.length > 0, `seat ${seat} has legal moves`);
+  const request = { id, move: legal.moves[0], expectedVersion: legal.version, requestId: `move-${moves}` };
+  const accepted = await call('submitMove', request, as(token(seat)));
+  check(accepted.version === legal.version + 1n, 'each move adds one record');
+  if (retried === null) {
+    // An exact retry answers as the first time and appends nothing.
+    const again = await call('submitMove', request, as(token(seat)));
+    retried = { same_version: again.version === accepted.version, effects: again.effects.length === accepted.effects.length };
+  }
+  moves += 1;
+  check(moves < 500, 'the game ends');
+  state = await call('getGame', { id }, as(token(seat)));
+}
+const version = Number(state.version);
+summary.game = {
+  id,
+  moves,
+  version,
+  finished: state.status.state.case === 'finished',
+  winners: state.status.state.value.winners,
+  scores: state.status.state.value.scores,
+  seed_revealed: typeof state.seed === 'string' && state.seed.length === 64,
+  view: state.view?.game?.case ?? null,
+  retried,
+};
+errors.push(await refused('submitMove', 'a move after the end', call('submitMove', { id, move: first.moves[0] }, as(token(0)))));
+
+summary.watch = { live: await live };
+summary.watch.live.in_order = inOrder(summary.watch.live.seqs, 0, version);
+// After the end: from record 3, everything is sent and the stream ends.
+summary.watch.after = await watch({ id, from: 3n }, { timeoutMs: 60000 });
+summary.watch.after.in_order = inOrder(summary.watch.after.seqs, 3, version);
+for (const w of [summary.watch.live, summary.watch.after]) {
+  w.count = w.seqs.length;
+  w.first = w.seqs[0] ?? null;
+  w.last = w.seqs.at(-1) ?? null;
+  delete w.seqs;
+}
+
+const listed = await call('listGames', { kind: 'cardinal', state: 2, limit: 1000 }, spectator);
+summary.list = { found: listed.games.some((g) => g.id === id && Number(g.version) === version && g.finishedAt) };
+
+// Events in pages of 7, following next_from.
+const seqs = [];
+let from = 0n;
+let pages = 0;
+for (;;) {
+  const page = await call('listEvents', { id, from, limit: 7 }, spectator);
+  pages += 1;
+  for (const e of page.events) seqs.push(Number(e.seq));
+  if (page.nextFrom === undefined) break;
+  from = page.nextFrom;
+}
+const events = await call('listEvents', { id, from: 0n, limit: 2 }, spectator);
+summary.events = {
+  pages,
+  in_order: inOrder(seqs, 0, version),
+  created: events.events[0].record.case === 'gameCreated',
+  moved: events.events[1].record.case === 'move',
+  hashes: events.events.every((e) => /^[0-9a-f]{64}$/.test(e.hash)),
+};
+
+const steps = await call('listSteps', { id, from: 0n, limit: 1000 }, spectator);
+const lines = steps.steps.flatMap((s) => s.lines);
+summary.steps = {
+  count: steps.steps.length,
+  every_step_says_something: steps.steps.every((s) => s.lines.length > 0),
+  first: lines[0],
+  a_build: lines.find((l) => l.includes(' built ')) ?? null,
+  last: lines.at(-1),
+};
+
+const replay0 = await call('getReplay', { id, at: 0n }, spectator);
+const replay1 = await call('getReplay', { id, at: 1n }, spectator);
+summary.replay = {
+  at0: Number(replay0.version),
+  at1: Number(replay1.version),
+  latest: Number(replay1.latestVersion),
+  at1_in_progress: replay1.status.state.case === 'inProgress',
+  view: replay1.view?.game?.case ?? null,
+};
+
+const exported = await call('exportGame', { id }, spectator);
+const exportText = new TextDecoder().decode(exported.export);
+const report = await call('verifyGame', { export: exported.export }, spectator);
+// Tampered: one byte of record 5 (line 7 of the export) flipped.
+const tampered = Uint8Array.from(exported.export);
+const lineStarts = [0];
+tampered.forEach((b, i) => b === 0x0a && lineStarts.push(i + 1));
+tampered[lineStarts[6] + Math.floor((lineStarts[7] - lineStarts[6]) / 2)] ^= 0x01;
+const bad = await call('verifyGame', { export: tampered }, spectator);
+summary.export = { lines: exportText.trimEnd().split('\n').length, bytes: exported.export.length };
+summary.verify = {
+  valid: report.valid,
+  chain_intact: report.chainIntact,
+  seed: report.seed,
+  replayed: report.replayed,
+  records: Number(report.records),
+  finished: report.status?.state?.case === 'finished',
+  tampered_valid: bad.valid,
+  tampered_fault_line: bad.fault ? Number(bad.fault.line) : null,
+  tampered_fault_seq: bad.fault?.seq === undefined ? null : Number(bad.fault.seq),
+};
+
+errors.push(await refused('importGame', 'a tampered export', call('importGame', { export: tampered }, spectator, importClient)));
+const imported = await call('importGame', { export: exported.export }, spectator, importClient);
+const again = await importClient.getGame({ id }, spectator);
+summary.import = {
+  id: imported.id,
+  version: Number(imported.version),
+  finished: imported.status.state.case === 'finished',
+  same_game: again.seedCommitment === state.seedCommitment && Number(again.version) === version,
+};
+errors.push(await refused('importGame', 'the same game twice', call('importGame', { export: exported.export }, spectator, importClient)));
+
+summary.errors = errors;
+summary.called = Ludo.methods.map((m) => m.localName).filter((name) => called.has(name));
+summary.not_called = Ludo.methods.map((m) => m.localName).filter((name) => !called.has(name));
+
+process.stdout.write(`${JSON.stringify(summary, (_, v) => (typeof v === 'bigint' ? Number(v) : v), 2)}\n`);
