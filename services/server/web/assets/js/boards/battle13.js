@@ -306,6 +306,15 @@ function draw(p, game) {
     wrap.append(h('p', { class: 'board-note' }, `Joust ${prev.number}: ${seatName(game, prev.contract.master)}'s contract of ${prev.contract.tournaments} was ${made ? 'made' : 'failed'}${prev.crowns ? `; camp ${prev.crowns.camp === 0 ? 'A' : 'B'} earned ${plural(prev.crowns.crowns, 'crown')}` : ''}.`));
   }
 
+  // Once a joust is over its hands are public: what each seat was dealt.
+  if (j.crowns && j.hands.every((x) => x.dealt)) {
+    const lines = j.hands.map((x) => h('li', {}, `${seatName(game, x.seat)}: ${FAMILIES.map((f) => {
+      const ks = x.dealt.filter((k) => k.family === f).map((k) => k.strength);
+      return ks.length ? `${famName(f)} ${ks.join('/')}` : null;
+    }).filter(Boolean).join(', ')}`));
+    wrap.append(h('details', { class: 'bt-dealt' }, h('summary', {}, 'Hands dealt in this joust'), h('ul', {}, ...lines)));
+  }
+
   // The talking rounds, seat by seat.
   if ((j.calls || []).length) {
     const calls = h('table', { class: 'board-table bt-calls' });
