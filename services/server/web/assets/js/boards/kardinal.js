@@ -407,7 +407,21 @@ function draw(p, game) {
     }
     svg.append(g);
   }
-  wrap.append(h('div', { class: 'board-scroll kk-map-box' }, svg));
+  const box = h('div', { class: 'board-scroll kk-map-box' }, svg);
+  wrap.append(box);
+  // A map wider than its box (phones) keeps its scroll across picks and
+  // brings the parts that can be picked into view.
+  if (box.scrollWidth > box.clientWidth + 1) {
+    box.scrollLeft = p.mapScroll || 0;
+    const on = [...svg.querySelectorAll('.kk-site.pick-on, .kk-seal.pick-on')].map((n) => n.getBoundingClientRect());
+    const view = box.getBoundingClientRect();
+    if (on.length && !on.some((r) => r.left >= view.left && r.right <= view.right)) {
+      const mid = (Math.min(...on.map((r) => r.left)) + Math.max(...on.map((r) => r.right))) / 2;
+      box.scrollLeft += mid - (view.left + view.right) / 2;
+    }
+    box.addEventListener('scroll', () => { p.mapScroll = box.scrollLeft; });
+    p.mapScroll = box.scrollLeft;
+  }
 
   // Controls: place now (when a longer move could follow), pass, cancel.
   const bar = p.controls((m) => `Place now: ${describeMove(m, game).replace(/^Place /, '')}`);
