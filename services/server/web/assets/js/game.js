@@ -86,8 +86,7 @@ export async function show(app, { id, page }) {
   const subtitle = el('p', { class: 'muted small game-sub' });
   const statusText_ = el('span', { class: 'status-text' }, 'Loading…');
   const statusBox = el('div', {
-    id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true',
-    'data-live': 'off', 'data-state': '', 'data-version': '',
+    id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true', 'data-live': 'off',
   }, statusText_);
   const scores = el('p', { class: 'scores small', id: 'scores' });
   const board = el('div', { id: 'board', class: 'board', role: 'region', 'aria-label': 'Board' });

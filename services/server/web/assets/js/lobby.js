@@ -78,7 +78,12 @@ export async function show(app) {
     prev.disabled = true;
     next.disabled = true;
     try {
-      const page = await api.listGames({ kind: state.kind, state: state.filter, after, limit: PAGE_SIZE });
+      let page = await api.listGames({ kind: state.kind, state: state.filter, after, limit: PAGE_SIZE });
+      // A filter may leave a page empty while more follow: show the next one instead.
+      for (let hop = 0; hop < 20 && page.games.length === 0 && page.next_after && mine === loadSeq; hop++) {
+        state.pages[state.pages.length - 1] = page.next_after;
+        page = await api.listGames({ kind: state.kind, state: state.filter, after: page.next_after, limit: PAGE_SIZE });
+      }
       if (mine !== loadSeq) return;
       state.nextAfter = page.next_after || null;
       tbody.replaceChildren(...page.games.map((g) => row(g, state.kinds)));

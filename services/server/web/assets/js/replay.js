@@ -36,7 +36,7 @@ export async function show(app, { id }) {
   const perspective = el('select', { id: 'perspective', 'aria-label': 'Whose view' });
   const perspectiveNote = el('p', { class: 'muted small', id: 'perspective-note' });
   const statusTextEl = el('span', { class: 'status-text' }, 'Loading…');
-  const statusBox = el('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', 'data-version': '', 'data-state': '' }, statusTextEl);
+  const statusBox = el('div', { id: 'status', class: 'status', role: 'status', 'aria-live': 'polite' }, statusTextEl);
   const scores = el('p', { class: 'scores small' });
   const board = el('div', { id: 'board', class: 'board', role: 'region', 'aria-label': 'Board' });
   const stepsList = el('ol', { id: 'steps', class: 'steps', 'aria-label': 'Steps' });
