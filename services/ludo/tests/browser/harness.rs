@@ -256,6 +256,13 @@ impl Test {
     pub fn start(name: &'static str, args: &[&str]) -> Option<Test> {
         let driver = driver(name)?;
         let slot = tokio::task::block_in_place(Slot::take);
+        // This test's screenshots of an earlier run go.
+        let prefix = format!("{}-", file_safe(name));
+        for entry in std::fs::read_dir(screenshot_dir()).into_iter().flatten().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
         let data = tempfile::tempdir().unwrap();
         let server = common::start_with(data.path(), args);
         eprintln!("[{name}] ludo at {}, chromedriver (pid {}) on port {}", server.base, driver.pid, driver.port);
@@ -345,6 +352,28 @@ const RECORDER: &str = r#"
       return r;
     }, (e) => { fetches.inflight--; throw e; });
   };
+  const streams = [];
+  Object.defineProperty(window, '__ludoStreams', { value: streams });
+  const RealEventSource = window.EventSource;
+  if (RealEventSource) {
+    window.EventSource = function (url, options) {
+      const source = new RealEventSource(url, options);
+      const seen = { url: String(url).replace(/ticket=[^&]*/, 'ticket=…'), log: [] };
+      streams.push(seen);
+      const note = (what) => { seen.log.push(what); if (seen.log.length > 40) seen.log.shift(); };
+      const t0 = performance.now();
+      const at = () => Math.round(performance.now() - t0);
+      source.addEventListener('open', () => note('open@' + at()));
+      source.addEventListener('error', () => note('error(readyState ' + source.readyState + ')@' + at()));
+      source.addEventListener('record', (e) => note('record ' + e.lastEventId + '@' + at()));
+      source.addEventListener('end', () => note('end@' + at()));
+      const close = source.close.bind(source);
+      source.close = () => { note('closed by the page@' + at()); close(); };
+      return source;
+    };
+    window.EventSource.prototype = RealEventSource.prototype;
+    Object.assign(window.EventSource, { CONNECTING: 0, OPEN: 1, CLOSED: 2 });
+  }
   const watch = () => {
     new MutationObserver((records) => {
       for (const m of records) {
@@ -469,10 +498,11 @@ impl Browser {
     pub async fn fail(&self, what: &str) -> std::convert::Infallible {
         let shot = self.screenshot("failure").await;
         let errors = self.client.execute("return window.__ludoErrors || []", vec![]).await.unwrap_or(Value::Null);
+        let streams = self.client.execute("return window.__ludoStreams || []", vec![]).await.unwrap_or(Value::Null);
         let console = self.console().await;
         let url = self.client.current_url().await.map(|u| u.to_string()).unwrap_or_default();
         panic!(
-            "{}: {what}\n  page: {url}\n  screenshot: {}\n  page errors: {errors}\n  console: {}",
+            "{}: {what}\n  page: {url}\n  screenshot: {}\n  page errors: {errors}\n  event streams: {streams}\n  console: {}",
             self.label(),
             shot.display(),
             serde_json::to_string(&console).unwrap()

@@ -119,7 +119,11 @@ struct NewGame {
     players: &'static [&'static str],
     first_seat: usize,
     options: &'static [(&'static str, &'static str)],
+    /// A custom board file (Kardinal & König), named `BOARD_NAME`.
+    board: bool,
 }
+
+const BOARD_NAME: &str = "The browser test's board";
 
 /// Creates one game through `form#create-game`; returns its id and seat links.
 async fn create_in_lobby(t: &Test, page: &Browser, game: &NewGame, before: &BTreeSet<String>) -> (String, Vec<String>) {
@@ -149,6 +153,26 @@ async fn create_in_lobby(t: &Test, page: &Browser, game: &NewGame, before: &BTre
     set_field(page, "#first-seat", &game.first_seat.to_string()).await;
     for (css, value) in game.options {
         set_field(page, css, value).await;
+    }
+    if game.board {
+        // The default board under another name, as a file to choose.
+        let kinds = t.get("/v1/kinds", None).await;
+        let kind = kinds["kinds"].as_array().unwrap().iter().find(|k| k["kind"] == game.kind).unwrap();
+        let mut board = kind["default_options"]["board"].clone();
+        board["name"] = json!(BOARD_NAME);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("board.json");
+        std::fs::write(&file, serde_json::to_vec_pretty(&board).unwrap()).unwrap();
+        let input = page.element("#opt-board").await;
+        if let Err(error) = input.send_keys(file.to_str().unwrap()).await {
+            match page.fail(&format!("cannot choose a board file in #opt-board: {error}")).await {}
+        }
+        page.wait_js(
+            "the form to acknowledge the board file chosen in #opt-board (its name shown)",
+            "const f = document.querySelector('form#create-game'); return f && f.textContent.includes(arguments[0]);",
+            vec![json!(BOARD_NAME)],
+        )
+        .await;
     }
     page.screenshot(&format!("lobby-form-{}", game.kind)).await;
     page.element("#create-submit").await.click().await.unwrap();
@@ -204,9 +228,9 @@ async fn the_lobby_creates_every_kind_and_lists_filters_and_pages_games() {
     page.element("form#create-game").await;
     page.screenshot("lobby").await;
     let games = [
-        NewGame { kind: "cardinal", players: &["Ann", "Bob", "Cid"], first_seat: 1, options: &[] },
-        NewGame { kind: "kardinal", players: &["Ann", "Bob", "Cid", "Dee"], first_seat: 2, options: &[("#opt-variant", "dynamic")] },
-        NewGame { kind: "battle13", players: &["Ann", "Bob", "Cid", "Dee"], first_seat: 3, options: &[("#opt-target", "50")] },
+        NewGame { kind: "cardinal", players: &["Ann", "Bob", "Cid"], first_seat: 1, options: &[], board: false },
+        NewGame { kind: "kardinal", players: &["Ann", "Bob", "Cid", "Dee"], first_seat: 2, options: &[("#opt-variant", "dynamic")], board: true },
+        NewGame { kind: "battle13", players: &["Ann", "Bob", "Cid", "Dee"], first_seat: 3, options: &[("#opt-target", "50")], board: false },
     ];
     let mut made = Vec::new();
     for game in &games {
@@ -220,7 +244,7 @@ async fn the_lobby_creates_every_kind_and_lists_filters_and_pages_games() {
         match game.kind {
             "kardinal" => {
                 assert_eq!(state["options"]["variant"], "dynamic", "lobby: #opt-variant");
-                assert!(state["options"]["board"].is_object(), "a Kardinal & König game records its board");
+                assert_eq!(state["options"]["board"]["name"], BOARD_NAME, "lobby: the board file chosen in #opt-board");
             }
             "battle13" => assert_eq!(state["options"]["target_crowns"], 50, "lobby: #opt-target"),
             _ => {}

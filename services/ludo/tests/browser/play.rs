@@ -77,6 +77,13 @@ return {
 };
 "#;
 
+/// On a page at version `v`, the number of enabled parts (null at another version).
+const IDLE: &str = r#"
+const s = document.querySelector('#status');
+if (!s || Number(s.dataset.version) !== arguments[0]) return null;
+return [...document.querySelectorAll('#board [data-pick]')].filter((e) => e.getAttribute('aria-disabled') !== 'true').length;
+"#;
+
 /// After a pick: the board answered (it changed, or the page moved on to a
 /// newer version) and nothing is in flight; or a refusal is shown.
 const ANSWERED: &str = r#"
@@ -116,6 +123,15 @@ pub async fn play_through_boards(
         let v = state["version"].as_u64().unwrap();
         let seat = state["status"]["to_move"][0].as_u64().unwrap_or_else(|| panic!("nobody to move: {}", state["status"])) as usize;
         let page = &seats[seat];
+        // Pages whose viewer may not move now offer nothing to pick.
+        let to_move: Vec<usize> = state["status"]["to_move"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap() as usize).collect();
+        let idle = seats.iter().enumerate().filter(|(i, _)| !to_move.contains(i)).map(|(_, p)| p).chain(watcher);
+        for other in idle {
+            let offered = other.js(IDLE, vec![json!(v)]).await;
+            if offered.as_u64().is_some_and(|n| n > 0) {
+                match other.fail(&format!("{n} enabled [data-pick] parts at version {v}, though this viewer may not move (to_move {to_move:?})", n = offered)).await {}
+            }
+        }
         let posted_before = page.js("return window.__ludoFetch.moves", vec![]).await.as_u64().unwrap();
         let mut picks = Vec::new();
         loop {
