@@ -323,6 +323,8 @@ const RECORDER: &str = r#"
   Object.defineProperty(window, '__ludoErrors', { value: errors });
   Object.defineProperty(window, '__ludoFetch', { value: fetches });
   Object.defineProperty(window, '__ludoBoard', { value: board });
+  const streams = [];
+  Object.defineProperty(window, '__ludoStreams', { value: streams });
   window.addEventListener('error', (e) => {
     if (e.target && e.target !== window && (e.target.src || e.target.href)) {
       errors.push('resource failed to load: ' + (e.target.src || e.target.href));
@@ -346,22 +348,25 @@ const RECORDER: &str = r#"
     if (isMove) fetches.moves++;
     let answer;
     try { answer = realFetch.apply(this, arguments); } catch (e) { fetches.inflight--; throw e; }
+    const isState = method === 'GET' && /\/v1\/games\/[^/?]+(\?|$)/.test(url);
     return answer.then((r) => {
+      if (isState && r.ok) {
+        r.clone().json().then((j) => { for (const s of streams) s.log.push('GET state -> version ' + j.version + '@' + Math.round(performance.now() - s.t0)); }, () => {});
+      }
       fetches.inflight--;
       if (isMove && !r.ok) fetches.refused.push(method + ' ' + url + ' -> ' + r.status);
       return r;
     }, (e) => { fetches.inflight--; throw e; });
   };
-  const streams = [];
-  Object.defineProperty(window, '__ludoStreams', { value: streams });
   const RealEventSource = window.EventSource;
   if (RealEventSource) {
     window.EventSource = function (url, options) {
       const source = new RealEventSource(url, options);
       const seen = { url: String(url).replace(/ticket=[^&]*/, 'ticket=…'), log: [] };
       streams.push(seen);
-      const note = (what) => { seen.log.push(what); if (seen.log.length > 40) seen.log.shift(); };
+      const note = (what) => { seen.log.push(what); if (seen.log.length > 60) seen.log.shift(); };
       const t0 = performance.now();
+      seen.t0 = t0;
       const at = () => Math.round(performance.now() - t0);
       source.addEventListener('open', () => note('open@' + at()));
       source.addEventListener('error', () => note('error(readyState ' + source.readyState + ')@' + at()));
