@@ -70,10 +70,8 @@ unsafe extern "C" {
 /// abort.
 extern "C" fn stop_driver() {
     let pid = DRIVER_PID.swap(0, Ordering::SeqCst);
-    if pid != 0 {
-        if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-        }
+    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
     }
 }
 
@@ -127,10 +125,10 @@ fn start_driver() -> Result<Driver, String> {
         }
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
-            if let Some(body) = http_raw(port, "GET", "/status", None) {
-                if body.contains("\"ready\":true") || body.contains("\"ready\": true") {
-                    return Ok(Driver { port, pid, chromium });
-                }
+            if let Some(body) = http_raw(port, "GET", "/status", None)
+                && (body.contains("\"ready\":true") || body.contains("\"ready\": true"))
+            {
+                return Ok(Driver { port, pid, chromium });
             }
             std::thread::sleep(Duration::from_millis(50));
         }

@@ -229,8 +229,20 @@ async fn the_lobby_creates_every_kind_and_lists_filters_and_pages_games() {
     page.screenshot("lobby").await;
     let games = [
         NewGame { kind: "cardinal", players: &["Ann", "Bob", "Cid"], first_seat: 1, options: &[], board: false },
-        NewGame { kind: "kardinal", players: &["Ann", "Bob", "Cid", "Dee"], first_seat: 2, options: &[("#opt-variant", "dynamic")], board: true },
-        NewGame { kind: "battle13", players: &["Ann", "Bob", "Cid", "Dee"], first_seat: 3, options: &[("#opt-target", "50")], board: false },
+        NewGame {
+            kind: "kardinal",
+            players: &["Ann", "Bob", "Cid", "Dee"],
+            first_seat: 2,
+            options: &[("#opt-variant", "dynamic")],
+            board: true,
+        },
+        NewGame {
+            kind: "battle13",
+            players: &["Ann", "Bob", "Cid", "Dee"],
+            first_seat: 3,
+            options: &[("#opt-target", "50")],
+            board: false,
+        },
     ];
     let mut made = Vec::new();
     for game in &games {

@@ -129,7 +129,12 @@ pub async fn play_through_boards(
         for other in idle {
             let offered = other.js(IDLE, vec![json!(v)]).await;
             if offered.as_u64().is_some_and(|n| n > 0) {
-                match other.fail(&format!("{n} enabled [data-pick] parts at version {v}, though this viewer may not move (to_move {to_move:?})", n = offered)).await {}
+                match other
+                    .fail(&format!(
+                        "{n} enabled [data-pick] parts at version {v}, though this viewer may not move (to_move {to_move:?})",
+                        n = offered
+                    ))
+                    .await {}
             }
         }
         let posted_before = page.js("return window.__ludoFetch.moves", vec![]).await.as_u64().unwrap();
