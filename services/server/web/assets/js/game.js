@@ -220,6 +220,11 @@ export async function show(app, { id, page }) {
   }
   movesFilter.addEventListener('input', applyFilter);
 
+  let heard = -1;
+  let lagging = 0;
+  let lagTimer = null;
+  let retryTimer = null;
+  let retryDelay = 1000;
   let refreshing = null;
   let again = false;
   /** Refetches the state and the legal moves and redraws; calls coalesce. */
@@ -260,7 +265,17 @@ export async function show(app, { id, page }) {
           draw(text);
         }
         setConnection(null);
+        retryDelay = 1000;
         loadRecent();
+        // The stream can ring a moment before the game's state shows its
+        // record: ask again shortly until the state catches up.
+        if (game.version < heard && lagging < 40) {
+          lagging += 1;
+          clearTimeout(lagTimer);
+          lagTimer = setTimeout(() => refresh(), Math.min(50 * lagging, 1000));
+        } else {
+          lagging = 0;
+        }
         return;
       }
     } catch (err) {
@@ -277,7 +292,12 @@ export async function show(app, { id, page }) {
         return;
       }
       if (!game) throw err;
-      setConnection(`Could not refresh the game: ${problemText(err.problem || { detail: err.message })}`, { retry: refresh });
+      setConnection(`Could not refresh the game: ${problemText(err.problem || { detail: err.message })}. Trying again…`, { retry: refresh });
+      // Try again by itself: a record may not follow soon to ask for it.
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(() => refresh(), retryDelay);
+      retryDelay = Math.min(retryDelay * 2, 15000);
+      return;
     }
   }
 
@@ -301,7 +321,11 @@ export async function show(app, { id, page }) {
     stream = follow(id, {
       token: playing ? token : null,
       from: game.version + 1,
-      onRecord: () => refresh(),
+      onRecord: (update) => {
+        const seq = update && update.event ? update.event.seq : null;
+        if (Number.isFinite(seq)) heard = Math.max(heard, seq);
+        refresh();
+      },
       onEnd: () => {
         stream = null;
         refresh();
