@@ -145,6 +145,7 @@ export async function show(app, { id }) {
     return entry;
   }
 
+  const lateTries = new Map();
   let wanted = 0;
   let timer = null;
   const settled = new Set();
@@ -178,6 +179,15 @@ export async function show(app, { id }) {
           notice.replaceChildren(el('p', { class: 'notice notice-warn small' }, 'The seat token in this tab does not open this game; showing the spectator’s view.'));
           await loadSteps();
           go(state.at);
+          return;
+        }
+        // A record the stream just sent may not be replayable for a moment
+        // (the game's state catches up with its log): try again shortly.
+        if (err instanceof ApiError && err.status === 400 && at <= state.latest && (lateTries.get(at) || 0) < 10) {
+          lateTries.set(at, (lateTries.get(at) || 0) + 1);
+          setTimeout(() => {
+            if (state.at === at) go(at);
+          }, 200);
           return;
         }
         notice.replaceChildren(errorPanel(err, { retry: () => go(state.at) }));
