@@ -116,6 +116,26 @@ async fn the_audit_page_checks_a_real_export_and_names_a_tampered_record() {
             .await {}
     }
     page.screenshot("verify-tampered").await;
+
+    // A game with hidden cards: its finished export reveals them, and it
+    // checks out on the page too.
+    let created = t.create(json!({"kind": "kardinal", "players": ["Ann", "Bob", "Cid"]})).await;
+    let id = created["id"].as_str().unwrap();
+    play_out(&t.http, t.base(), &created).await;
+    page.goto(&format!("/games/{id}/audit")).await;
+    for hook in ["#chain-status", "#seed-status"] {
+        page.wait_js(
+            &format!("{hook}[data-valid=true] for a finished Kardinal & König game"),
+            "const e = document.querySelector(arguments[0]); return e && e.dataset.valid === 'true';",
+            vec![json!(hook)],
+        )
+        .await;
+    }
+    let export = t.http.get(format!("{}/v1/games/{id}/export", t.base())).send().await.unwrap().text().await.unwrap();
+    let kardinal = dir.path().join("kardinal.jsonl");
+    std::fs::write(&kardinal, &export).unwrap();
+    upload(&page, &kardinal, true, "a finished Kardinal & König export").await;
+    page.screenshot("audit-kardinal").await;
     page.close().await;
     t.finish();
 }
