@@ -178,7 +178,9 @@ pub fn driver(test: &str) -> Option<&'static Driver> {
             if std::env::var("LUDO_REQUIRE_BROWSER").is_ok_and(|v| v == "1" || v == "true") {
                 panic!("{test}: the browser is required (LUDO_REQUIRE_BROWSER=1) but unavailable: {reason}");
             }
-            eprintln!("SKIPPED {test}: {reason} (set LUDO_REQUIRE_BROWSER=1 to make this a failure)");
+            // Straight to the process's stderr: libtest captures `eprintln!`
+            // of passing tests, and a skip must be seen.
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason} (set LUDO_REQUIRE_BROWSER=1 to make this a failure)");
             None
         }
     }
