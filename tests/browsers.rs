@@ -5,7 +5,9 @@
 //! `services/ludo/tests/browser.rs`.)
 
 use ludo_blackbox::{Contract, Rest, TestServer, kardinal_leaks};
-use ludo_server::{CorsOrigins, RateLimits, ServerConfig};
+use ludo_proto::ludo::v1 as pb;
+use ludo_server::{ConnectionLimits, CorsOrigins, RateLimits, ServerConfig};
+use prost::Message;
 use serde_json::{Value, json};
 
 fn client() -> reqwest::Client {
@@ -188,5 +190,64 @@ async fn the_web_app_is_served_with_a_strict_policy_and_revalidated_by_etag() {
     let (status, _) =
         ludo_blackbox::raw_exchange(server.addr, b"GET /assets/../../Cargo.toml HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n", 0).await;
     assert_eq!(status, 404, "a raw ../ path");
+    server.stop().await;
+}
+
+/// Reads gRPC-Web frames from `response` until a data frame (a message) is
+/// whole, within 10 s.
+async fn next_message(response: &mut reqwest::Response, buffer: &mut Vec<u8>) -> pb::GameUpdate {
+    loop {
+        if buffer.len() >= 5 {
+            let len = u32::from_be_bytes(buffer[1..5].try_into().unwrap()) as usize;
+            if buffer.len() >= 5 + len {
+                let frame: Vec<u8> = buffer.drain(..5 + len).collect();
+                assert_eq!(frame[0], 0, "a data frame, not the trailers: {:?}", String::from_utf8_lossy(&frame[5..]));
+                return pb::GameUpdate::decode(&frame[5..]).unwrap();
+            }
+        }
+        let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), response.chunk()).await.expect("a frame in time");
+        buffer.extend_from_slice(&chunk.unwrap().expect("the stream is still open"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grpc_web_stream_over_http1_outlives_the_idle_timeout_between_records() {
+    // gRPC-Web over HTTP/1.1 has no heartbeat: between records nothing
+    // moves, and that is the server's wait, not a client's stall.
+    let dir = tempfile::tempdir().unwrap();
+    let idle = std::time::Duration::from_secs(1);
+    let connections = ConnectionLimits { idle_timeout: idle, ..Default::default() };
+    let server =
+        TestServer::start_with(dir.path(), ServerConfig { connections, rates: RateLimits::unlimited(), ..Default::default() }).await;
+    let rest = server.rest();
+    let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let ann = game["seats"][0]["token"].as_str().unwrap().to_string();
+
+    let message = pb::WatchGameRequest { id: id.clone(), from: 0 }.encode_to_vec();
+    let mut body = vec![0u8];
+    body.extend_from_slice(&(message.len() as u32).to_be_bytes());
+    body.extend_from_slice(&message);
+    let http = reqwest::Client::builder().http1_only().build().unwrap();
+    let mut response = http
+        .post(format!("{}/ludo.v1.Ludo/WatchGame", server.base))
+        .header("content-type", "application/grpc-web+proto")
+        .header("x-grpc-web", "1")
+        .header("authorization", format!("Bearer {ann}"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(header(&response, "content-type").as_deref(), Some("application/grpc-web+proto"));
+    let mut buffer = Vec::new();
+    assert_eq!(next_message(&mut response, &mut buffer).await.event.unwrap().seq, 0);
+
+    // Three idle timeouts without a record, then a move: it still arrives.
+    tokio::time::sleep(3 * idle).await;
+    let moves = rest.get(&format!("/v1/games/{id}/legal-moves"), Some(&ann)).await.body["moves"].clone();
+    let played = rest.post(&format!("/v1/games/{id}/moves"), Some(&ann), &json!({"move": moves[0]})).await;
+    assert_eq!(played.status, 200, "{:?}", played.body);
+    assert_eq!(next_message(&mut response, &mut buffer).await.event.unwrap().seq, 1);
     server.stop().await;
 }

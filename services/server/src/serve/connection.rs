@@ -7,9 +7,12 @@
 //!   request's head within the header timeout of the previous answer
 //!   (hyper's timer), so it idles at most that long;
 //! - a connection with requests in flight that moves no byte either way for
-//!   the idle timeout (a client that stopped reading or writing) is dropped.
-//!   Live streams are never silent that long: SSE sends a comment every 15
-//!   s, HTTP/2 pings every 20 s;
+//!   the idle timeout (a client that stopped reading or writing) is dropped,
+//!   unless every answer in flight is waiting on the server for something
+//!   to send (a live stream between records): that is nobody's stall. Live
+//!   streams are seldom silent anyway: SSE sends a comment every 15 s,
+//!   HTTP/2 pings every 20 s; a gRPC-Web stream over HTTP/1.1 has no such
+//!   heartbeat, which is why the wait on the server is told apart;
 //! - at shutdown it is asked to finish (HTTP/2 GOAWAY, HTTP/1.1 close after
 //!   the answer in flight), then dropped after the grace period.
 
@@ -137,6 +140,8 @@ struct Activity {
     opened: Instant,
     /// Requests whose answer is not fully sent.
     in_flight: AtomicUsize,
+    /// Answers in flight whose body waits on the server for its next frame.
+    waiting: AtomicUsize,
     /// Whether a request ever came.
     served: AtomicBool,
     /// When the last request in flight finished (or the connection opened).
@@ -153,6 +158,7 @@ impl Activity {
         Activity {
             opened: now,
             in_flight: AtomicUsize::new(0),
+            waiting: AtomicUsize::new(0),
             served: AtomicBool::new(false),
             idle_since: Mutex::new(now),
             progress_ms: AtomicU64::new(0),
@@ -176,9 +182,14 @@ impl Activity {
     async fn watch(&self, limits: &ConnectionLimits) -> Closed {
         loop {
             let notified = self.changed.notified();
-            let (verdict, deadline) = if self.in_flight.load(Ordering::Acquire) == 0 {
+            let in_flight = self.in_flight.load(Ordering::Acquire);
+            let (verdict, deadline) = if in_flight == 0 {
                 let limit = if self.served.load(Ordering::Relaxed) { limits.idle_timeout } else { limits.header_timeout };
                 (Closed::Idle, *self.idle_since.lock().unwrap_or_else(PoisonError::into_inner) + limit)
+            } else if self.waiting.load(Ordering::Acquire) >= in_flight {
+                // Only the server has something to do: look again later.
+                self.progressed();
+                (Closed::Stalled, Instant::now() + limits.idle_timeout)
             } else {
                 (Closed::Stalled, self.opened + Duration::from_millis(self.progress_ms.load(Ordering::Relaxed)) + limits.idle_timeout)
             };
@@ -226,15 +237,41 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
         let app = self.app.clone();
         Box::pin(async move {
             let Ok(response) = app.oneshot(request.map(Body::new)).await;
-            Ok(response.map(|body| Body::new(Tracked { body, _in_flight: in_flight })))
+            Ok(response.map(|body| Body::new(Tracked { body, in_flight, waiting: false })))
         })
     }
 }
 
-/// An answer's body that keeps its request counted in flight until dropped.
+/// An answer's body that keeps its request counted in flight until dropped,
+/// and says while it waits on the server for its next frame.
 struct Tracked {
     body: Body,
-    _in_flight: InFlight,
+    in_flight: InFlight,
+    waiting: bool,
+}
+
+impl Tracked {
+    fn set_waiting(&mut self, waiting: bool) {
+        if waiting == self.waiting {
+            return;
+        }
+        self.waiting = waiting;
+        let activity = &self.in_flight.0;
+        if waiting {
+            activity.waiting.fetch_add(1, Ordering::AcqRel);
+        } else {
+            activity.waiting.fetch_sub(1, Ordering::AcqRel);
+            // The stall clock starts again from the frame the server made.
+            activity.progressed();
+        }
+        activity.changed.notify_one();
+    }
+}
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.set_waiting(false);
+    }
 }
 
 impl http_body::Body for Tracked {
@@ -242,7 +279,11 @@ impl http_body::Body for Tracked {
     type Error = axum::Error;
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        // Pending here is the server's wait (hyper polls only when it can
+        // write): a client that stops reading stops these polls instead.
+        self.set_waiting(polled.is_pending());
+        polled
     }
 
     fn is_end_stream(&self) -> bool {
