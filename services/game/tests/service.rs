@@ -405,3 +405,88 @@ async fn a_listing_reads_a_bounded_number_of_games_and_pages_on() {
     assert_eq!(page.games.iter().map(|g| g.id.clone()).collect::<Vec<_>>(), ids[..10].to_vec());
     assert_eq!(page.next_after.as_ref(), Some(&ids[9]));
 }
+
+/// A store whose appends are acknowledged a while after they are durable
+/// (and announced): the widest window between a record's notice and the
+/// writer making it readable.
+struct SlowAck(MemoryStore);
+
+impl EventStore for SlowAck {
+    fn append(&self, request: ludo_storage::AppendRequest) -> ludo_storage::PendingAppend {
+        let pending = self.0.append(request);
+        let (send, receive) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            let outcome = pending.await;
+            tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+            let _ = send.send(outcome);
+        });
+        ludo_storage::PendingAppend::from_receiver(receive)
+    }
+    fn read(
+        &self,
+        stream: ludo_storage::StreamId,
+        from: u64,
+        to: Option<u64>,
+    ) -> Result<Vec<ludo_storage::StoredRecord>, ludo_storage::StoreError> {
+        self.0.read(stream, from, to)
+    }
+    fn next_seq(&self, stream: ludo_storage::StreamId) -> Result<u64, ludo_storage::StoreError> {
+        self.0.next_seq(stream)
+    }
+    fn list_streams(
+        &self,
+        after: Option<ludo_storage::StreamId>,
+        limit: usize,
+    ) -> Result<Vec<ludo_storage::StreamId>, ludo_storage::StoreError> {
+        self.0.list_streams(after, limit)
+    }
+    fn list_summaries(
+        &self,
+        after: Option<ludo_storage::StreamId>,
+        limit: usize,
+    ) -> Result<Vec<ludo_storage::StreamSummary>, ludo_storage::StoreError> {
+        self.0.list_summaries(after, limit)
+    }
+    fn sealed(&self, stream: ludo_storage::StreamId) -> Result<Option<Vec<u8>>, ludo_storage::StoreError> {
+        self.0.sealed(stream)
+    }
+    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ludo_storage::Appended> {
+        self.0.subscribe()
+    }
+    fn close(&self) -> Result<(), ludo_storage::StoreError> {
+        self.0.close()
+    }
+    fn health(&self) -> Result<(), ludo_storage::StoreError> {
+        self.0.health()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_hears_of_a_record_only_once_reads_return_it() {
+    // A page redraws on each streamed record by reading the game: the read
+    // must never be older than the record it heard of.
+    let store: Arc<dyn EventStore> = Arc::new(SlowAck(MemoryStore::new()));
+    let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let ludo_game::Watch::Live(mut updates) = service.watch(&game.id, None, 1).await.unwrap() else { panic!("a live game") };
+    let player = {
+        let (service, game) = (Arc::clone(&service), game.clone());
+        tokio::spawn(async move {
+            let mut played = 0;
+            while let Some((seat, mv)) = next_move(&service, &game).await {
+                service.submit(&game.id, token(&game, seat), submit(mv)).await.unwrap();
+                played += 1;
+                if played == 12 {
+                    break;
+                }
+            }
+        })
+    };
+    for seq in 1..=12 {
+        let Some(Ok(ludo_game::Watched::Update(update))) = updates.recv().await else { panic!("record {seq}") };
+        assert_eq!(update.event.seq, seq);
+        let read = service.get(&game.id, None).await.unwrap();
+        assert!(read.version >= seq, "heard of record {seq}, but a read still says version {}", read.version);
+    }
+    player.await.unwrap();
+}

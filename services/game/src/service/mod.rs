@@ -666,6 +666,8 @@ impl GameService {
         let record = Record::seal(seq, at.clone(), body, public, &writer.last_hash);
         let status = game.status();
         let summary = StoredSummary::of(&slot.meta, seq, &status, &at);
+        // Watchers hear of the record once reads return it (when this drops).
+        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
         let appended =
             self.store.append(AppendRequest::at(slot.meta.stream, seq, vec![record.to_bytes()]).with_summary(summary.to_bytes())).await;
         if let Err(err) = appended {

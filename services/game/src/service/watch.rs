@@ -55,6 +55,10 @@ pub(super) struct Doorbells {
     /// One bell per watched game. A std mutex: held only to look up, insert
     /// or remove, never across an await.
     bells: Mutex<HashMap<StreamId, watch::Sender<()>>>,
+    /// Per game, the seq a writer of this service is appending and has not
+    /// yet made readable: the store's notice of it does not ring, the
+    /// writer does once reads return it. A std mutex, like `bells`.
+    held: Mutex<HashMap<StreamId, u64>>,
     dispatcher: OnceLock<()>,
 }
 
@@ -72,6 +76,27 @@ impl Doorbells {
         });
         let receiver = self.bells().entry(stream).or_insert_with(|| watch::channel(()).0).subscribe();
         Bell { doorbells: Arc::clone(self), stream, receiver: Some(receiver) }
+    }
+
+    /// Holds the bell of `stream` for the append of record `seq` until the
+    /// returned guard is dropped, which rings it. The writer drops the guard
+    /// once its new state is what reads return, so a watcher woken for a
+    /// record never sends it before `GET` shows it (a page that reads the
+    /// game on each record would otherwise stay one record behind).
+    pub(super) fn hold(self: &Arc<Self>, stream: StreamId, seq: u64) -> Held {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).insert(stream, seq);
+        Held { doorbells: Arc::clone(self), stream, seq }
+    }
+
+    /// Whether the append ending at `last_seq` waits for its writer to ring.
+    fn is_held(&self, stream: StreamId, last_seq: u64) -> bool {
+        self.held(stream).is_some_and(|held| held >= last_seq)
+    }
+
+    /// The record of `stream` a writer is making readable, if any: a watcher
+    /// sends nothing from it on until its writer rings.
+    fn held(&self, stream: StreamId) -> Option<u64> {
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).get(&stream).copied()
     }
 
     /// How many games have a doorbell (for tests: it must return to zero).
@@ -92,7 +117,8 @@ async fn dispatch(doorbells: std::sync::Weak<Doorbells>, mut notices: tokio::syn
         let mut bells = doorbells.bells();
         match notice {
             Ok(notice) => {
-                if let Some(bell) = bells.get(&notice.stream) {
+                let last_seq = notice.next_seq.saturating_sub(1);
+                if let Some(bell) = bells.get(&notice.stream).filter(|_| !doorbells.is_held(notice.stream, last_seq)) {
                     bell.send_replace(());
                 }
             }
@@ -103,6 +129,29 @@ async fn dispatch(doorbells: std::sync::Weak<Doorbells>, mut notices: tokio::syn
                 bells.clear();
                 return;
             }
+        }
+    }
+}
+
+/// A writer's hold on its game's bell (see [`Doorbells::hold`]): rings it
+/// when dropped, whether the append succeeded or not (a ring only makes
+/// watchers look).
+pub(super) struct Held {
+    doorbells: Arc<Doorbells>,
+    stream: StreamId,
+    seq: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        {
+            let mut held = self.doorbells.held.lock().unwrap_or_else(PoisonError::into_inner);
+            if held.get(&self.stream) == Some(&self.seq) {
+                held.remove(&self.stream);
+            }
+        }
+        if let Some(bell) = self.doorbells.bells().get(&self.stream) {
+            bell.send_replace(());
         }
     }
 }
@@ -241,7 +290,10 @@ async fn follow(
         return Ok(()); // the watcher went away
     }
     loop {
-        for record in pending.by_ref() {
+        // A record already durable but not yet readable waits for the ring
+        // of its writer (see `Doorbells::hold`); the next read starts there.
+        let held = bell.doorbells.held(stream);
+        for record in pending.by_ref().take_while(|record| held.is_none_or(|held| record.seq < held)) {
             let effects = replayer.apply(&record).map_err(|e| corrupt(id, e))?;
             if replayer.version >= from && send.send(update(&replayer, record, effects)).await.is_err() {
                 return Ok(());
