@@ -12,10 +12,22 @@ function boardOf(game) {
   return (game && game.options && game.options.board) || { countries: [], card_kinds: [], sites: [], roads: [], alliances: [] };
 }
 
-const SMALL = new Set(['de', 'la', 'le', 'di', 'del', 'des', 'du', 'of', 'von', 'am', 'an', 'im', 'sur']);
+// The engine's narration keeps these words small inside a name (services/kardinal/src/narrate.rs, site_name).
+const SMALL = new Set(['am', 'an', 'and', 'da', 'de', 'del', 'della', 'der', 'des', 'di', 'du', 'im', 'la', 'le', 'les', 'of', 'the']);
 
+// Names a site from its id as the engine's narration does (cluny -> Cluny,
+// san-juan-de-la-pena -> San Juan de la Pena), so board and steps agree.
 function title(id) {
-  return String(id).split(/([-_ ])/).map((w, i) => (w === '_' ? ' ' : i && SMALL.has(w) ? w : w.charAt(0).toUpperCase() + w.slice(1))).join('');
+  const text = String(id);
+  const words = text.split(/[-_]/).filter(Boolean);
+  if (!/^[a-z0-9_-]+$/.test(text) || !words.length) return text;
+  return words.map((w, i) => (i > 0 && SMALL.has(w) ? w : w.charAt(0).toUpperCase() + w.slice(1))).join(' ');
+}
+
+// Slots as the narration says them: "the first display slot".
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+function ordinal(index) {
+  return ORDINALS[index] || `${index + 1}th`;
 }
 
 function countryName(board, id) {
@@ -46,7 +58,7 @@ function siteName(id) {
 }
 
 function payment(board, cards) {
-  if (cards.length === 2 && cards[0] === cards[1]) return `a joker of two ${kindName(board, cards[0])}`;
+  if (cards.length === 2 && cards[0] === cards[1]) return `a joker of two ${kindName(board, cards[0])} cards`;
   return andList(cards.map((c) => kindName(board, c)));
 }
 
@@ -61,7 +73,7 @@ function sourceWords(board, game, take) {
   if (take === 'deck') return 'the top card of the deck';
   const slot = Number(String(take).replace('display_', ''));
   const d = game && game.view && (game.view.display || []).find((x) => x.slot === slot);
-  return `${d && d.card ? kindName(board, d.card) : 'the card'} from display slot ${slot + 1}`;
+  return `${d && d.card ? kindName(board, d.card) : 'the card'} from the ${ordinal(slot)} display slot`;
 }
 
 export function describeMove(move, game) {
@@ -459,7 +471,7 @@ function draw(p, game) {
     if (live.has(token)) {
       const exch = picks.length === 1 && picks[0].startsWith('h:');
       const on = p.can(token);
-      p.part(g, `display ${d.slot}`, `${exch ? `Discard ${kindName(board, picks[0].slice(2))} and take` : 'Take'} ${name} from display slot ${d.slot + 1}`, on, () => p.pick(token));
+      p.part(g, `display ${d.slot}`, `${exch ? `Discard ${kindName(board, picks[0].slice(2))} and take` : 'Take'} ${name} from the ${ordinal(d.slot)} display slot`, on, () => p.pick(token));
     } else {
       g.setAttribute('role', 'img');
       g.setAttribute('aria-label', `Display slot ${d.slot + 1}: ${name}`);
