@@ -24,6 +24,8 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of the largest variant costs nothing.
+#[expect(clippy::large_enum_variant)]
 enum Command {
     /// Serve REST and gRPC on one port, with the log in a sled data directory.
     Serve(ServeArgs),
