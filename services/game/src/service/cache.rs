@@ -1,0 +1,90 @@
+//! The cache of live games: loading from the log, eviction of idle games.
+
+use super::*;
+
+/// Forgets the least recently used games that no writer holds, down to 90%
+/// of `max` (so eviction is not paid on every insert), never `keep`, and
+/// returns how many. Each is marked evicted under its writer lock: a writer
+/// that gets the lock later sees the mark and reloads the game from its log.
+/// The bound is soft: games being written are never forgotten.
+pub(super) fn evict_idle(games: &mut HashMap<StreamId, Arc<Slot>>, max: usize, keep: StreamId) -> u64 {
+    let mut evicted = 0;
+    let target = max - max / 10;
+    let mut by_age: Vec<(u64, StreamId)> = games.iter().map(|(stream, slot)| (slot.last_used.load(Ordering::Relaxed), *stream)).collect();
+    by_age.sort_unstable();
+    for (_, stream) in by_age {
+        if games.len() <= target {
+            break;
+        }
+        if stream == keep {
+            continue;
+        }
+        let writer = Arc::clone(&games[&stream].writer);
+        if let Ok(mut idle) = writer.try_lock() {
+            idle.evicted = true;
+            games.remove(&stream);
+            evicted += 1;
+        }
+    }
+    evicted
+}
+
+impl GameService {
+    pub(super) fn tick(&self) -> u64 {
+        self.ticks.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Caches a live game and keeps the gauge in step.
+    pub(super) fn cache(&self, stream: StreamId, slot: Arc<Slot>) -> Arc<Slot> {
+        let mut games = self.games.lock().expect("games lock");
+        let slot = Arc::clone(games.entry(stream).or_insert(slot));
+        if games.len() > self.max_live_games {
+            let evicted = evict_idle(&mut games, self.max_live_games, stream);
+            self.metrics.evictions.inc_by(evicted);
+        }
+        self.metrics.live_games.set(games.len() as i64);
+        slot
+    }
+
+    /// Forgets a cached game (it reloads from its log on the next request).
+    pub(super) fn evict(&self, stream: StreamId) {
+        let mut games = self.games.lock().expect("games lock");
+        games.remove(&stream);
+        self.metrics.live_games.set(games.len() as i64);
+    }
+
+    pub(super) async fn slot(&self, id: &str) -> Result<Arc<Slot>, ServiceError> {
+        let stream = parse_id(id)?;
+        self.slot_of(stream).await
+    }
+
+    /// The cached game, or the game loaded from its log.
+    pub(super) async fn slot_of(&self, stream: StreamId) -> Result<Arc<Slot>, ServiceError> {
+        if let Some(slot) = self.games.lock().expect("games lock").get(&stream) {
+            slot.last_used.store(self.tick(), Ordering::Relaxed);
+            return Ok(Arc::clone(slot));
+        }
+        let id = game_id(stream);
+        let store = Arc::clone(&self.store);
+        let (bytes, sealed) = blocking(move || Ok::<_, StoreError>((store.read(stream, 0, None)?, store.sealed(stream)?))).await??;
+        if bytes.is_empty() {
+            return Err(ServiceError::NotFound { what: "game", id });
+        }
+        let sealed =
+            sealed.ok_or_else(|| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason: "the game's secrets are missing".into() })?;
+        let secrets = Secrets::from_bytes(&sealed).map_err(|reason| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason })?;
+        let records = parse_records(&id, bytes)?;
+        let created_at = records[0].at.clone();
+        let replayed = replay(&records, &secrets.seed, false).map_err(|e| corrupt(&id, e))?;
+        let Replayed { state, request_ids, .. } = replayed;
+        let status = state.game.status();
+        let slot = Arc::new(Slot {
+            meta: self.meta(id, stream, state.kind, &state.created, created_at, secrets),
+            writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids, evicted: false })),
+            current: RwLock::new(Arc::new(Current { version: state.version, status, game: state.game })),
+            last_used: AtomicU64::new(self.tick()),
+        });
+        // Two readers may load the same game at once: keep whichever came first.
+        Ok(self.cache(stream, slot))
+    }
+}

@@ -1,0 +1,150 @@
+//! Reads: a game's state, legal moves, log pages, steps and replays, each
+//! as the caller may see it.
+
+use super::*;
+
+impl GameService {
+    /// The game as the holder of `token` (or a spectator) sees it.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized` for a token of no seat, storage errors.
+    pub async fn get(&self, id: &str, token: Option<&str>) -> Result<GameState, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        Ok(self.state_of(&slot, viewer, current.version, current.version, &current.status, current.game.as_ref()))
+    }
+
+    pub(super) fn state_of(
+        &self,
+        slot: &Slot,
+        viewer: Viewer,
+        version: u64,
+        latest: u64,
+        status: &Status,
+        game: &dyn DynGame,
+    ) -> GameState {
+        let latest_status = if version == latest { status.clone() } else { slot.current().status.clone() };
+        let seen_as = effective(viewer, &latest_status);
+        GameState {
+            id: slot.meta.id.clone(),
+            kind: slot.meta.kind.id.into(),
+            ruleset: slot.meta.ruleset.clone(),
+            version,
+            latest_version: latest,
+            status: status.clone(),
+            seats: slot.seats(),
+            viewer_seat: seat_of(viewer),
+            created_at: slot.meta.created_at.clone(),
+            options: Arc::clone(&slot.meta.options),
+            seed_commitment: slot.meta.seed_commitment.clone(),
+            seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
+            view: game.view(seen_as),
+        }
+    }
+
+    /// The legal moves of the token's seat.
+    ///
+    /// # Errors
+    /// `unauthorized` without a valid seat token; `not_found`.
+    pub async fn legal_moves(&self, id: &str, token: Option<&str>) -> Result<LegalMoves, ServiceError> {
+        let slot = self.slot(id).await?;
+        let seat = slot.seat(token)?;
+        let current = slot.current();
+        Ok(LegalMoves { kind: slot.meta.kind.id.into(), version: current.version, seat, moves: current.game.legal_moves(seat) })
+    }
+
+    /// A page of the log, redacted for the caller.
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`, storage and corruption errors.
+    pub async fn events(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        let limit = limit.clamp(1, MAX_PAGE) as u64;
+        if from > current.version {
+            return Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events: vec![], next_from: None });
+        }
+        let to = (from + limit).min(current.version + 1);
+        let records = self.records(&slot, from, Some(to)).await?;
+        let seen_as = effective(viewer, &current.status);
+        // A spectator of a running game sees exactly the stored (public)
+        // effects; anyone else may see more, rebuilt by replay.
+        let full = if seen_as == Viewer::Spectator { None } else { Some(self.replayed(&slot, Some(to - 1), true).await?.effects) };
+        let events = records
+            .into_iter()
+            .map(|record| {
+                let effects = match &full {
+                    None => record.effects.clone(),
+                    Some(all) => all[record.seq as usize].iter().map(|e| current.game.redact(e, seen_as)).collect(),
+                };
+                event(record, effects)
+            })
+            .collect();
+        let next_from = (to <= current.version).then_some(to);
+        Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events, next_from })
+    }
+
+    /// A page of the game's steps: what each record did, in words, as the
+    /// caller may see it (built on the same redaction as [`Self::events`]).
+    ///
+    /// # Errors
+    /// `not_found`, `unauthorized`, storage and corruption errors.
+    pub async fn steps(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
+        let page = self.events(id, token, from, limit).await?;
+        let slot = self.slot(id).await?;
+        let seats = &slot.meta.seats;
+        let game = slot.current().game.clone();
+        let steps = page
+            .events
+            .into_iter()
+            .map(|event| {
+                let mut lines = Vec::with_capacity(event.effects.len() + 1);
+                if let Some(created) = &event.game {
+                    lines.push(format!(
+                        "A game of {} was set up for {}",
+                        slot.meta.kind.name,
+                        ludo_engine::words::and_list(&created.seats)
+                    ));
+                }
+                lines.extend(event.effects.iter().map(|e| game.narrate(e, seats)).filter(|line| !line.is_empty()));
+                Step { seq: event.seq, at: event.at, seat: event.seat, lines }
+            })
+            .collect();
+        Ok(StepPage { kind: page.kind, version: page.version, steps, next_from: page.next_from })
+    }
+
+    /// The game at version `at`, as the caller may see it.
+    ///
+    /// # Errors
+    /// `invalid_input` for a version past the end; `not_found`, `unauthorized`.
+    pub async fn replay_at(&self, id: &str, token: Option<&str>, at: u64) -> Result<GameState, ServiceError> {
+        let slot = self.slot(id).await?;
+        let viewer = slot.viewer(token)?;
+        let current = slot.current();
+        if at > current.version {
+            return Err(ServiceError::invalid("at", format!("the game is at version {}", current.version)));
+        }
+        if at == current.version {
+            return Ok(self.state_of(&slot, viewer, at, at, &current.status, current.game.as_ref()));
+        }
+        let replayed = self.replayed(&slot, Some(at), false).await?;
+        let game = replayed.state.game;
+        Ok(self.state_of(&slot, viewer, at, current.version, &game.status(), game.as_ref()))
+    }
+
+    pub(super) async fn records(&self, slot: &Slot, from: u64, to: Option<u64>) -> Result<Vec<Record>, ServiceError> {
+        let store = Arc::clone(&self.store);
+        let stream = slot.meta.stream;
+        let bytes = blocking(move || store.read(stream, from, to)).await??;
+        parse_records(&slot.meta.id, bytes)
+    }
+
+    /// The game replayed from its log up to `upto` (inclusive; None = all).
+    pub(super) async fn replayed(&self, slot: &Slot, upto: Option<u64>, keep_effects: bool) -> Result<Replayed, ServiceError> {
+        let to = upto.map(|v| v + 1);
+        let records = self.records(slot, 0, to).await?;
+        replay(&records, &slot.meta.secrets.seed, keep_effects).map_err(|e| corrupt(&slot.meta.id, e))
+    }
+}

@@ -1,0 +1,106 @@
+//! Submitting a move: the single writer per game, the expected-version
+//! check, request-id idempotency, and the append.
+
+use super::*;
+
+impl GameService {
+    /// Submits a move for the token's seat.
+    ///
+    /// # Errors
+    /// `unauthorized`, `invalid_input`, `rule_violation`, `not_your_turn`,
+    /// `game_finished`, `version_conflict`, `request_id_reused`, storage errors.
+    /// Nothing is appended unless the answer is `Ok`.
+    pub async fn submit(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
+        let started = std::time::Instant::now();
+        let answer = self.submit_move(id, token, request).await;
+        let outcome = answer.as_ref().map_or_else(ServiceError::code, |_| "accepted");
+        self.metrics.observe_move(outcome, started.elapsed());
+        answer
+    }
+
+    pub(super) async fn submit_move(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
+        if let Some(request_id) = &request.request_id {
+            check_request_id(request_id)?;
+        }
+        // The game the cache holds, locked for writing. If the cache forgot
+        // it between the lookup and the lock (a tiny window, but a reader
+        // could reload it in between and never see this move), the log is
+        // the truth: load it again.
+        let (slot, seat, mut writer) = loop {
+            let slot = self.slot(id).await?;
+            let seat = slot.seat(token)?;
+            if let Some(limiter) = &self.seat_moves {
+                limiter
+                    .check(&(slot.meta.stream, seat))
+                    .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after })?;
+            }
+            let writer = Arc::clone(&slot.writer).lock_owned().await;
+            if !writer.evicted {
+                break (slot, seat, writer);
+            }
+        };
+        let current = slot.current();
+        if let Some(request_id) = &request.request_id
+            && let Some(&seq) = writer.request_ids.get(request_id)
+        {
+            drop(writer);
+            return self.retried(&slot, seq, seat, &request).await;
+        }
+        if let Some(expected) = request.expected_version
+            && expected != current.version
+        {
+            return Err(ServiceError::VersionConflict { expected, current: current.version });
+        }
+        let mut game = current.game.clone();
+        let applied = game.apply(seat, &request.mv).map_err(refused)?;
+        let seq = current.version + 1;
+        let public: Vec<Value> = applied.effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
+        let body = RecordBody::Move(MoveRecord { seat, mv: applied.canonical_move, request_id: request.request_id.clone() });
+        let at = timestamp(self.clock.now());
+        let record = Record::seal(seq, at.clone(), body, public, &writer.last_hash);
+        let status = game.status();
+        let summary = StoredSummary::of(&slot.meta, seq, &status, &at);
+        // Watchers hear of the record once reads return it (when this drops).
+        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
+        let appended =
+            self.store.append(AppendRequest::at(slot.meta.stream, seq, vec![record.to_bytes()]).with_summary(summary.to_bytes())).await;
+        if let Err(err) = appended {
+            // The store may hold more than this cache knows (a failed flush
+            // after a write): forget the game so the next request reloads it.
+            writer.evicted = true;
+            self.evict(slot.meta.stream);
+            return Err(match err {
+                StoreError::Conflict { actual_next, .. } => ServiceError::VersionConflict {
+                    expected: request.expected_version.unwrap_or(current.version),
+                    current: actual_next.saturating_sub(1),
+                },
+                other => other.into(),
+            });
+        }
+        writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        if let Some(request_id) = request.request_id {
+            writer.request_ids.insert(request_id, seq);
+        }
+        let answer = answer(slot.meta.kind, seq, &status, game.as_ref(), seat, &applied.effects);
+        *slot.current.write().expect("current lock") = Arc::new(Current { version: seq, status, game });
+        drop(writer);
+        Ok(answer)
+    }
+
+    /// The first answer to a request id, if this is an exact retry.
+    pub(super) async fn retried(&self, slot: &Slot, seq: u64, seat: Seat, request: &SubmitMove) -> Result<MoveAccepted, ServiceError> {
+        let replayed = self.replayed(slot, Some(seq), true).await?;
+        let records = self.records(slot, seq, Some(seq + 1)).await?;
+        let RecordBody::Move(first) = &records[0].body else {
+            return Err(ServiceError::Internal("request id names a non-move record".into()));
+        };
+        // Canonicalise the retry's move on a scratch copy of the state before that move.
+        let before = self.replayed(slot, Some(seq - 1), false).await?;
+        let same_move = before.state.game.clone().apply(seat, &request.mv).map(|a| a.canonical_move == first.mv).unwrap_or(false);
+        if first.seat != seat || !same_move {
+            return Err(ServiceError::RequestIdReused { request_id: first.request_id.clone().unwrap_or_default(), version: seq });
+        }
+        let status = replayed.state.game.status();
+        Ok(answer(slot.meta.kind, seq, &status, replayed.state.game.as_ref(), seat, &replayed.effects[seq as usize]))
+    }
+}
