@@ -55,10 +55,12 @@ pub(super) struct Doorbells {
     /// One bell per watched game. A std mutex: held only to look up, insert
     /// or remove, never across an await.
     bells: Mutex<HashMap<StreamId, watch::Sender<()>>>,
-    /// Per game, the seq a writer of this service is appending and has not
-    /// yet made readable: the store's notice of it does not ring, the
-    /// writer does once reads return it. A std mutex, like `bells`.
-    held: Mutex<HashMap<StreamId, u64>>,
+    /// Per game, the record a writer of this service is appending: the
+    /// store's notice of it does not ring, the writer does once reads
+    /// return it. A released hold of a watched game stays until the notice
+    /// comes (so that append rings once, not twice) or the bell goes. A std
+    /// mutex, like `bells`; taken after `bells` when both are.
+    held: Mutex<HashMap<StreamId, Hold>>,
     dispatcher: OnceLock<()>,
 }
 
@@ -84,19 +86,29 @@ impl Doorbells {
     /// record never sends it before `GET` shows it (a page that reads the
     /// game on each record would otherwise stay one record behind).
     pub(super) fn hold(self: &Arc<Self>, stream: StreamId, seq: u64) -> Held {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).insert(stream, seq);
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).insert(stream, Hold { seq, released: false });
         Held { doorbells: Arc::clone(self), stream, seq }
     }
 
-    /// Whether the append ending at `last_seq` waits for its writer to ring.
-    fn is_held(&self, stream: StreamId, last_seq: u64) -> bool {
-        self.held(stream).is_some_and(|held| held >= last_seq)
+    /// Whether the append ending at `last_seq` is rung by its writer rather
+    /// than by its notice (consuming a released hold: its work is done).
+    fn rung_by_writer(&self, stream: StreamId, last_seq: u64) -> bool {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        match held.get(&stream) {
+            Some(hold) if hold.seq >= last_seq => {
+                if hold.released && hold.seq == last_seq {
+                    held.remove(&stream);
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The record of `stream` a writer is making readable, if any: a watcher
     /// sends nothing from it on until its writer rings.
     fn held(&self, stream: StreamId) -> Option<u64> {
-        self.held.lock().unwrap_or_else(PoisonError::into_inner).get(&stream).copied()
+        self.held.lock().unwrap_or_else(PoisonError::into_inner).get(&stream).filter(|hold| !hold.released).map(|hold| hold.seq)
     }
 
     /// How many games have a doorbell (for tests: it must return to zero).
@@ -118,7 +130,7 @@ async fn dispatch(doorbells: std::sync::Weak<Doorbells>, mut notices: tokio::syn
         match notice {
             Ok(notice) => {
                 let last_seq = notice.next_seq.saturating_sub(1);
-                if let Some(bell) = bells.get(&notice.stream).filter(|_| !doorbells.is_held(notice.stream, last_seq)) {
+                if let Some(bell) = bells.get(&notice.stream).filter(|_| !doorbells.rung_by_writer(notice.stream, last_seq)) {
                     bell.send_replace(());
                 }
             }
@@ -142,12 +154,29 @@ pub(super) struct Held {
     seq: u64,
 }
 
+/// A writer's claim on the ring for record `seq`.
+#[derive(Debug, Clone, Copy)]
+struct Hold {
+    seq: u64,
+    /// The writer has made the record readable and rung.
+    released: bool,
+}
+
 impl Drop for Held {
     fn drop(&mut self) {
+        // Never one lock inside the other here: the dispatcher takes `bells`
+        // then `held`. Released before the ring, so a woken watcher reads on.
+        let watched = self.doorbells.bells().contains_key(&self.stream);
         {
             let mut held = self.doorbells.held.lock().unwrap_or_else(PoisonError::into_inner);
-            if held.get(&self.stream) == Some(&self.seq) {
-                held.remove(&self.stream);
+            if held.get(&self.stream).is_some_and(|hold| hold.seq == self.seq) {
+                // Unwatched games keep nothing; a watched one keeps the
+                // released hold until its notice (or its bell) goes.
+                if watched {
+                    held.insert(self.stream, Hold { seq: self.seq, released: true });
+                } else {
+                    held.remove(&self.stream);
+                }
             }
         }
         if let Some(bell) = self.doorbells.bells().get(&self.stream) {
@@ -181,6 +210,10 @@ impl Drop for Bell {
         // Under the lock, so no watcher subscribes in between.
         if bells.get(&self.stream).is_some_and(|bell| bell.receiver_count() == 0) {
             bells.remove(&self.stream);
+            let mut held = self.doorbells.held.lock().unwrap_or_else(PoisonError::into_inner);
+            if held.get(&self.stream).is_some_and(|hold| hold.released) {
+                held.remove(&self.stream);
+            }
         }
     }
 }
