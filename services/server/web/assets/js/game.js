@@ -267,8 +267,9 @@ export async function show(app, { id, page }) {
         setConnection(null);
         retryDelay = 1000;
         loadRecent();
-        // The stream can ring a moment before the game's state shows its
-        // record: ask again shortly until the state catches up.
+        // This server sends a record only once reads return it; a server
+        // whose reads lag its stream (a replica behind) is asked again
+        // shortly until the state catches up.
         if (game.version < heard && lagging < 40) {
           lagging += 1;
           clearTimeout(lagTimer);
