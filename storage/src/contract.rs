@@ -254,6 +254,10 @@ impl Future for PendingAppend {
     }
 }
 
+/// What an async read of the store resolves to (boxed: the contract is
+/// object safe).
+pub type StoreFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'static>>;
+
 /// The event-store contract. Object safe: the service holds an
 /// `Arc<dyn EventStore>`.
 ///
@@ -269,12 +273,19 @@ pub trait EventStore: Send + Sync + 'static {
 
     /// Records `from..to` (`to = None`: to the end) in seq order. A range
     /// past the end, an empty or reversed range, or an unknown stream reads
-    /// nothing. May block briefly (sled read): async callers use
-    /// `spawn_blocking`.
+    /// nothing. The async read: a backend whose I/O blocks (sled) does it
+    /// off the caller's async worker itself, so callers simply await.
     ///
     /// # Errors
     /// [`StoreError::Backend`] (including corrupt data), [`StoreError::Closed`].
-    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError>;
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>>;
+
+    /// [`read`](EventStore::read) for callers outside an async runtime
+    /// (offline tools, tests): may block on I/O.
+    ///
+    /// # Errors
+    /// As [`read`](EventStore::read).
+    fn read_blocking(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError>;
 
     /// Number of records in the stream (0 = no such stream).
     ///
@@ -289,18 +300,33 @@ pub trait EventStore: Send + Sync + 'static {
     fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError>;
 
     /// Like [`list_streams`](EventStore::list_streams), with each stream's
-    /// record count and current summary (see [`StreamSummary`]).
+    /// record count and current summary (see [`StreamSummary`]); async, as
+    /// [`read`](EventStore::read).
     ///
     /// # Errors
     /// [`StoreError::Backend`], [`StoreError::Closed`].
-    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError>;
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> StoreFuture<Vec<StreamSummary>>;
+
+    /// [`list_summaries`](EventStore::list_summaries) for callers outside
+    /// an async runtime.
+    ///
+    /// # Errors
+    /// As [`list_summaries`](EventStore::list_summaries).
+    fn list_summaries_blocking(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError>;
 
     /// The side data stored with the stream's creation (`None` if the stream
-    /// does not exist or was created without any).
+    /// does not exist or was created without any); async, as
+    /// [`read`](EventStore::read).
     ///
     /// # Errors
     /// [`StoreError::Backend`], [`StoreError::Closed`].
-    fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>;
+    fn sealed(&self, stream: StreamId) -> StoreFuture<Option<Vec<u8>>>;
+
+    /// [`sealed`](EventStore::sealed) for callers outside an async runtime.
+    ///
+    /// # Errors
+    /// As [`sealed`](EventStore::sealed).
+    fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>;
 
     /// Receives a notice for every durable append of records, in append order
     /// (a summary-only append sends none). The

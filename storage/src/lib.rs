@@ -23,7 +23,7 @@ mod memory;
 mod sled_store;
 
 pub use contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, StreamSummary,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
 };
 pub use key::{RecordKey, StreamId};
 pub use memory::MemoryStore;

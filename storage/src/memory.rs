@@ -7,7 +7,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, StreamSummary, closed_receiver,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
+    closed_receiver,
 };
 use crate::key::StreamId;
 
@@ -107,7 +108,12 @@ impl EventStore for MemoryStore {
         PendingAppend::ready(self.apply(request))
     }
 
-    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>> {
+        // Memory never blocks: answered at once.
+        Box::pin(std::future::ready(self.read_blocking(stream, from, to)))
+    }
+
+    fn read_blocking(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
         let state = self.open_state()?;
         let Some(records) = state.streams.get(&stream).map(|s| &s.records) else {
             return Ok(Vec::new());
@@ -129,7 +135,12 @@ impl EventStore for MemoryStore {
         Ok(state.streams.range((start, Bound::Unbounded)).map(|(id, _)| *id).take(limit).collect())
     }
 
-    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> StoreFuture<Vec<StreamSummary>> {
+        // Memory never blocks: answered at once.
+        Box::pin(std::future::ready(self.list_summaries_blocking(after, limit)))
+    }
+
+    fn list_summaries_blocking(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
         let state = self.open_state()?;
         let start = after.map_or(Bound::Unbounded, Bound::Excluded);
         Ok(state
@@ -144,7 +155,12 @@ impl EventStore for MemoryStore {
             .collect())
     }
 
-    fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+    fn sealed(&self, stream: StreamId) -> StoreFuture<Option<Vec<u8>>> {
+        // Memory never blocks: answered at once.
+        Box::pin(std::future::ready(self.sealed_blocking(stream)))
+    }
+
+    fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         let state = self.open_state()?;
         Ok(state.streams.get(&stream).and_then(|s| s.sealed.clone()))
     }

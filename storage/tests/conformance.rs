@@ -38,7 +38,7 @@ mod suite {
     }
 
     fn seqs_and_bytes(store: &dyn EventStore, id: StreamId, from: u64, to: Option<u64>) -> Vec<(u64, Vec<u8>)> {
-        store.read(id, from, to).expect("read").into_iter().map(|r| (r.seq, r.bytes)).collect()
+        store.read_blocking(id, from, to).expect("read").into_iter().map(|r| (r.seq, r.bytes)).collect()
     }
 
     fn expected(id: StreamId, from: u64, to: u64) -> Vec<(u64, Vec<u8>)> {
@@ -86,7 +86,7 @@ mod suite {
         // State unchanged.
         assert_eq!(store.next_seq(id), Ok(2));
         assert_eq!(seqs_and_bytes(store, id, 0, None), expected(id, 0, 2));
-        assert_eq!(store.sealed(id), Ok(Some(b"seed".to_vec())));
+        assert_eq!(store.sealed_blocking(id), Ok(Some(b"seed".to_vec())));
         // Appending to a stream that does not exist creates nothing.
         let missing = stream(9);
         let orphan = store.append(AppendRequest::at(missing, 3, vec![b"x".to_vec()])).wait();
@@ -106,7 +106,7 @@ mod suite {
         let overflow = store.append(AppendRequest::at(id, u64::MAX, vec![b"x".to_vec(), b"y".to_vec()])).wait();
         assert!(matches!(overflow, Err(StoreError::Invalid(_))), "{overflow:?}");
         assert_eq!(store.next_seq(id), Ok(1));
-        assert_eq!(store.sealed(id), Ok(None));
+        assert_eq!(store.sealed_blocking(id), Ok(None));
     }
 
     pub fn racing_appends_exactly_one_wins(store: &dyn EventStore) {
@@ -135,7 +135,7 @@ mod suite {
                 _ => panic!("round {round}: exactly one must win: {one:?} / {two:?}"),
             };
             assert_eq!(*loser, StoreError::Conflict { stream: id, expected_next: next, actual_next: next + winner_count });
-            let stored = store.read(id, next, None).expect("read");
+            let stored = store.read_blocking(id, next, None).expect("read");
             assert_eq!(stored.len() as u64, winner_count);
             for (i, r) in stored.iter().enumerate() {
                 assert_eq!(r.bytes, format!("{round}:{winner_count}:{i}").into_bytes());
@@ -147,18 +147,18 @@ mod suite {
         let (with, without) = (stream(1), stream(2));
         create(store, with, 1, Some(b"seed and token hashes"));
         create(store, without, 1, None);
-        assert_eq!(store.sealed(with), Ok(Some(b"seed and token hashes".to_vec())));
-        assert_eq!(store.sealed(without), Ok(None));
-        assert_eq!(store.sealed(stream(3)), Ok(None));
+        assert_eq!(store.sealed_blocking(with), Ok(Some(b"seed and token hashes".to_vec())));
+        assert_eq!(store.sealed_blocking(without), Ok(None));
+        assert_eq!(store.sealed_blocking(stream(3)), Ok(None));
         let late =
             store.append(AppendRequest { sealed: Some(b"late".to_vec()), ..AppendRequest::at(without, 1, vec![b"x".to_vec()]) }).wait();
         assert!(matches!(late, Err(StoreError::Invalid(_))));
-        assert_eq!(store.sealed(without), Ok(None));
+        assert_eq!(store.sealed_blocking(without), Ok(None));
         // Sealed data is not part of the log.
         assert_eq!(seqs_and_bytes(store, with, 0, None), expected(with, 0, 1));
         // Empty side data is still side data.
         create(store, stream(4), 1, Some(b""));
-        assert_eq!(store.sealed(stream(4)), Ok(Some(vec![])));
+        assert_eq!(store.sealed_blocking(stream(4)), Ok(Some(vec![])));
     }
 
     pub fn list_streams_in_byte_order_with_pagination(store: &dyn EventStore) {
@@ -254,11 +254,11 @@ mod suite {
         assert_eq!(after, Err(StoreError::Closed));
         let create_after = store.append(AppendRequest::create(stream(2), vec![b"x".to_vec()], None)).wait();
         assert_eq!(create_after, Err(StoreError::Closed));
-        assert_eq!(store.read(id, 0, None), Err(StoreError::Closed));
+        assert_eq!(store.read_blocking(id, 0, None), Err(StoreError::Closed));
         assert_eq!(store.next_seq(id), Err(StoreError::Closed));
         assert_eq!(store.list_streams(None, 10), Err(StoreError::Closed));
-        assert_eq!(store.list_summaries(None, 10), Err(StoreError::Closed));
-        assert_eq!(store.sealed(id), Err(StoreError::Closed));
+        assert_eq!(store.list_summaries_blocking(None, 10), Err(StoreError::Closed));
+        assert_eq!(store.sealed_blocking(id), Err(StoreError::Closed));
         // Subscribers get what was sent, then the end of the channel.
         assert_eq!(subscriber.try_recv().map(|n| n.next_seq), Ok(3));
         assert_eq!(subscriber.try_recv(), Err(tokio::sync::broadcast::error::TryRecvError::Closed));
@@ -270,7 +270,7 @@ mod suite {
     pub fn summaries_describe_the_stream_as_it_is(store: &dyn EventStore) {
         let (a, b, c) = (stream(1), stream(2), stream(3));
         let summaries = |store: &dyn EventStore| -> Vec<(StreamId, u64, Option<Vec<u8>>)> {
-            store.list_summaries(None, 10).expect("summaries").into_iter().map(|s| (s.stream, s.next_seq, s.summary)).collect()
+            store.list_summaries_blocking(None, 10).expect("summaries").into_iter().map(|s| (s.stream, s.next_seq, s.summary)).collect()
         };
         store.append(AppendRequest::create(a, records(a, 0, 2), Some(b"seed".to_vec())).with_summary(b"a@2".to_vec())).wait().unwrap();
         store.append(AppendRequest::create(b, records(b, 0, 1), None).with_summary(b"b@1".to_vec())).wait().unwrap();
@@ -301,7 +301,7 @@ mod suite {
         assert!(matches!(nothing, Err(StoreError::Invalid(_))), "{nothing:?}");
         assert_eq!(summaries(store)[0], (a, 3, Some(b"a@3".to_vec())));
         // Paging as list_streams does.
-        let page: Vec<StreamId> = store.list_summaries(Some(a), 1).unwrap().into_iter().map(|s| s.stream).collect();
+        let page: Vec<StreamId> = store.list_summaries_blocking(Some(a), 1).unwrap().into_iter().map(|s| s.stream).collect();
         assert_eq!(page, vec![b]);
         assert_eq!(store.stats().appends, 5, "a summary alone is not an append of records");
     }

@@ -139,7 +139,7 @@ fn acknowledged_records_survive_sigkill() {
             let next = store.next_seq(id).expect("next seq");
             assert!(next >= acked, "round {round}: stream {n} lost acknowledged records: {next} < {acked}");
             // Everything present is intact and contiguous …
-            let stored = store.read(id, 0, None).expect("read");
+            let stored = store.read_blocking(id, 0, None).expect("read");
             assert_eq!(stored.len() as u64, next);
             for (seq, r) in (0..).zip(&stored) {
                 assert_eq!(r.seq, seq);
@@ -152,12 +152,12 @@ fn acknowledged_records_survive_sigkill() {
             }
             assert_eq!(boundary, next, "round {round}: stream {n} ends inside an append");
             if next > 0 {
-                assert_eq!(store.sealed(id), Ok(Some(sealed_of(n))));
+                assert_eq!(store.sealed_blocking(id), Ok(Some(sealed_of(n))));
             }
         }
         // A summary, when there is one, describes the stream as it is: never
         // an earlier or a later length.
-        for listed in store.list_summaries(None, STREAMS as usize).expect("summaries") {
+        for listed in store.list_summaries_blocking(None, STREAMS as usize).expect("summaries") {
             if let Some(summary) = &listed.summary {
                 let n = (0..STREAMS).find(|&n| stream(n) == listed.stream).expect("a stream of the test");
                 assert_eq!(summary, &summary_of(n, listed.next_seq), "round {round}: stream {n}'s summary is stale");

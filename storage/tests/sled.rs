@@ -15,7 +15,7 @@ fn open(dir: &Path, durability: Durability) -> SledStore {
 
 fn assert_stream(store: &dyn EventStore, id: StreamId, count: u64) {
     assert_eq!(store.next_seq(id), Ok(count), "next seq of {id}");
-    let stored = store.read(id, 0, None).expect("read");
+    let stored = store.read_blocking(id, 0, None).expect("read");
     assert_eq!(stored.len() as u64, count, "records of {id}");
     for (seq, r) in (0..).zip(stored) {
         assert_eq!(r.seq, seq);
@@ -41,7 +41,7 @@ fn reopening_after_close_keeps_every_acknowledged_record() {
     for n in 0..5 {
         let id = stream(n);
         assert_stream(&reopened, id, 2 + u64::from(n));
-        assert_eq!(reopened.sealed(id), Ok(Some(vec![n as u8; 32])));
+        assert_eq!(reopened.sealed_blocking(id), Ok(Some(vec![n as u8; 32])));
     }
     assert_eq!(reopened.list_streams(None, 10), Ok((0..5).map(stream).collect()));
     // Appends continue at the right seq; a stale one still conflicts.
@@ -98,7 +98,7 @@ async fn many_concurrent_appenders_are_all_acknowledged_and_kept() {
     for n in 0..TASKS {
         let id = stream(n);
         assert_stream(&reopened, id, APPENDS);
-        assert_eq!(reopened.sealed(id), Ok(Some(id.0.to_vec())));
+        assert_eq!(reopened.sealed_blocking(id), Ok(Some(id.0.to_vec())));
     }
 }
 
@@ -131,10 +131,10 @@ fn fsync_mode_keeps_records_including_large_ones() {
     for n in 0..8 {
         assert_stream(&store, stream(n), 3);
     }
-    let big = store.read(stream(100), 0, None).expect("read");
+    let big = store.read_blocking(stream(100), 0, None).expect("read");
     assert_eq!(big.len(), 1);
     assert!(big[0].bytes == large, "large record intact");
-    assert_eq!(store.sealed(stream(100)), Ok(Some(large)));
+    assert_eq!(store.sealed_blocking(stream(100)), Ok(Some(large)));
 }
 
 #[test]

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::kinds::{AnyEffect, AnyMove, AnyView};
+
 /// A game kind this server hosts.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct KindInfo {
@@ -128,7 +130,7 @@ pub struct ListFilter {
 }
 
 /// A game as the caller may see it.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameState {
     /// The game's id.
     pub id: String,
@@ -158,11 +160,11 @@ pub struct GameState {
     pub seed: Option<String>,
     /// The game-specific state as the caller may see it.
     #[schema(value_type = crate::schema::GameView)]
-    pub view: Value,
+    pub view: AnyView,
 }
 
 /// The caller's legal moves.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct LegalMoves {
     /// Game kind (the shape of each move).
     pub kind: String,
@@ -172,7 +174,7 @@ pub struct LegalMoves {
     pub seat: Seat,
     /// Each move exactly as `POST /v1/games/{id}/moves` accepts it as `move`.
     #[schema(value_type = Vec<crate::schema::GameMove>)]
-    pub moves: Vec<Value>,
+    pub moves: Vec<AnyMove>,
 }
 
 /// A move submission.
@@ -193,8 +195,35 @@ pub struct SubmitMove {
     pub request_id: Option<String>,
 }
 
+/// A move as the service receives it: JSON from the REST edge, or already
+/// typed (gRPC converts its messages straight to the engines' types).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MoveInput {
+    /// The move in its game's JSON shape, parsed against the game.
+    Json(Value),
+    /// The move, typed.
+    Typed(AnyMove),
+}
+
+/// A move submission from any transport.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Submission {
+    /// The move.
+    pub mv: MoveInput,
+    /// Refuse the move unless the game is at this version.
+    pub expected_version: Option<u64>,
+    /// Idempotency key.
+    pub request_id: Option<String>,
+}
+
+impl From<SubmitMove> for Submission {
+    fn from(request: SubmitMove) -> Self {
+        Submission { mv: MoveInput::Json(request.mv), expected_version: request.expected_version, request_id: request.request_id }
+    }
+}
+
 /// An accepted move.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct MoveAccepted {
     /// Game kind (the shape of the effects and view).
     pub kind: String,
@@ -204,14 +233,14 @@ pub struct MoveAccepted {
     pub status: Status,
     /// What the move did, as the mover may see it (automatic steps included).
     #[schema(value_type = Vec<crate::schema::GameEffect>)]
-    pub effects: Vec<Value>,
+    pub effects: Vec<AnyEffect>,
     /// The game-specific state after the move, as the mover may see it.
     #[schema(value_type = crate::schema::GameView)]
-    pub view: Value,
+    pub view: AnyView,
 }
 
 /// One record of a game's log, as the caller may see it.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct Event {
     /// Position in the log (record 0 is `game_created`).
     pub seq: u64,
@@ -226,7 +255,7 @@ pub struct Event {
     /// The move as recorded (moves only).
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<crate::schema::GameMove>)]
-    pub mv: Option<Value>,
+    pub mv: Option<AnyMove>,
     /// The client's idempotency key (moves only, when given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
@@ -235,13 +264,13 @@ pub struct Event {
     pub game: Option<crate::record::GameCreated>,
     /// What happened, as the caller may see it.
     #[schema(value_type = Vec<crate::schema::GameEffect>)]
-    pub effects: Vec<Value>,
+    pub effects: Vec<AnyEffect>,
     /// The record's hash in the chain (hex SHA-256).
     pub hash: String,
 }
 
 /// A page of a game's log.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EventPage {
     /// Game kind (the shape of moves and effects).
     pub kind: String,
@@ -256,7 +285,7 @@ pub struct EventPage {
 
 /// One record as it is appended, with the caller's new view: an item of a
 /// live stream.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct GameUpdate {
     /// Game kind (the shape of the record's move, effects and view).
     pub kind: String,
@@ -266,7 +295,7 @@ pub struct GameUpdate {
     pub status: Status,
     /// The game-specific state after this record, as the caller may see it.
     #[schema(value_type = crate::schema::GameView)]
-    pub view: Value,
+    pub view: AnyView,
 }
 
 /// The last message of a live stream: the game is over and every record

@@ -24,6 +24,8 @@
 use ludo_engine::{Status, Viewer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::kinds::{AnyEffect, AnyView};
 use utoipa::ToSchema;
 
 use crate::record::{GENESIS, Record, RecordBody, sha256_hex};
@@ -74,12 +76,13 @@ pub struct Revealed {
 /// The `revealed` lines of a log: one per record whose stored effects
 /// differ from `full`, its effects as the engine computed them.
 #[must_use]
-pub fn revealed(records: &[Record], full: &[Vec<Value>]) -> Vec<Revealed> {
+pub fn revealed(records: &[Record], full: &[Vec<AnyEffect>]) -> Vec<Revealed> {
     records
         .iter()
         .zip(full)
-        .filter(|(record, full)| record.effects != **full)
-        .map(|(record, full)| Revealed { revealed: record.seq, effects: full.clone() })
+        .map(|(record, full)| (record, full.iter().map(AnyEffect::to_json).collect::<Vec<_>>()))
+        .filter(|(record, full)| record.effects != *full)
+        .map(|(record, effects)| Revealed { revealed: record.seq, effects })
         .collect()
 }
 
@@ -127,7 +130,7 @@ pub struct ExportFault {
 }
 
 /// The outcome of verifying an export.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
 pub struct VerifyReport {
     /// Whether everything checked out.
     pub valid: bool,
@@ -159,7 +162,7 @@ pub struct VerifyReport {
     /// The final state, as everyone may see it once the game is over, when re-played.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<crate::schema::GameView>)]
-    pub view: Option<Value>,
+    pub view: Option<AnyView>,
     /// The first problem, when not valid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<ExportFault>,

@@ -1,14 +1,20 @@
-//! The game kinds this server hosts, behind one object-safe trait.
+//! The games this server hosts: one declaration ([`hosted_games!`]) from
+//! which the service gets typed enums of games, moves, views, effects and
+//! options ([`AnyGame`], [`AnyMove`], [`AnyView`], [`AnyEffect`],
+//! [`AnyOptions`]) and the table of [`KINDS`].
 //!
-//! [`DynGame`] is implemented once, generically, for every engine whose
-//! types have JSON shapes; the service only ever sees `Box<dyn DynGame>`
-//! and JSON values. Adding a game kind is one entry in [`KINDS`].
+//! The service works on these types end to end: a move is parsed once at
+//! the edge, applied, and its effects and the mover's view are serialized
+//! (REST) or converted (gRPC) straight from the engine's own types. JSON
+//! trees exist only where JSON is the format: a request's body and the
+//! stored record. Adding a fourth game is its engine crate, one line in the
+//! `hosted_games!` call below, its proto messages and their converters.
 
 use std::fmt;
 
 use ludo_engine::{Engine, MoveError, Seat, Seed, Setup, SetupError, Status, Viewer};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// A game kind hosted by this server.
@@ -39,45 +45,244 @@ impl fmt::Debug for Kind {
     }
 }
 
-/// Every game kind of this server.
-pub static KINDS: &[Kind] = &[
-    Kind {
-        id: ludo_cardinal::Game::KIND,
-        name: "Cardinal",
-        ruleset: ludo_cardinal::Game::RULESET,
-        min_players: ludo_cardinal::Game::MIN_PLAYERS,
-        max_players: ludo_cardinal::Game::MAX_PLAYERS,
-        options_schema: <ludo_cardinal::Options as utoipa::ToSchema>::name,
-        default_options: default_options::<ludo_cardinal::Game>,
-        server_defaults: serde_json::Map::new,
-        create: create::<ludo_cardinal::Game>,
-        check_new: no_bounds,
-    },
-    Kind {
-        id: ludo_kardinal::Game::KIND,
-        name: "Kardinal & König",
-        ruleset: ludo_kardinal::Game::RULESET,
-        min_players: ludo_kardinal::Game::MIN_PLAYERS,
-        max_players: ludo_kardinal::Game::MAX_PLAYERS,
-        options_schema: <ludo_kardinal::Options as utoipa::ToSchema>::name,
-        default_options: default_options::<ludo_kardinal::Game>,
-        server_defaults: kardinal_defaults,
-        create: create::<ludo_kardinal::Game>,
-        check_new: kardinal_bounds,
-    },
-    Kind {
-        id: ludo_battle13::Game::KIND,
-        name: "Battle 13",
-        ruleset: ludo_battle13::Game::RULESET,
-        min_players: ludo_battle13::Game::MIN_PLAYERS,
-        max_players: ludo_battle13::Game::MAX_PLAYERS,
-        options_schema: <ludo_battle13::Options as utoipa::ToSchema>::name,
-        default_options: default_options::<ludo_battle13::Game>,
-        server_defaults: serde_json::Map::new,
-        create: create::<ludo_battle13::Game>,
-        check_new: no_bounds,
-    },
-];
+/// An engine the registry hosts: its values wrap into the registry's enums.
+pub trait Hosted: JsonEngine {
+    /// The game as any game.
+    fn any_game(self) -> AnyGame;
+    /// An effect as any effect.
+    fn any_effect(effect: Self::Effect) -> AnyEffect;
+}
+
+/// Declares the hosted games: `Variant => engine_crate, "Display name",
+/// server defaults, bounds on new options;`. Everything the service knows
+/// of the kinds of game comes from here.
+macro_rules! hosted_games {
+    ($($variant:ident => $krate:ident, $name:literal, $defaults:expr, $bounds:expr;)*) => {
+        /// A game of any hosted kind.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyGame { $(
+            #[doc = $name]
+            $variant($krate::Game),
+        )* }
+
+        /// A move of any hosted kind, serialized in its game's JSON shape.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyMove { $(
+            #[doc = $name]
+            $variant(<$krate::Game as Engine>::Move),
+        )* }
+
+        /// A view of any hosted kind, serialized in its game's JSON shape.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyView { $(
+            #[doc = $name]
+            $variant(<$krate::Game as Engine>::View),
+        )* }
+
+        /// An effect of any hosted kind, serialized in its game's JSON shape.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyEffect {
+            $(
+                #[doc = $name]
+                $variant(<$krate::Game as Engine>::Effect),
+            )*
+            /// An effect withheld entirely (`null`): what a game is asked to
+            /// show of an effect not its own. It cannot happen through the
+            /// service; if it ever did, nothing would be shown unredacted.
+            Withheld,
+        }
+
+        /// Options of any hosted kind.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyOptions { $(
+            #[doc = $name]
+            $variant(<$krate::Game as Engine>::Options),
+        )* }
+
+        $(
+            impl Hosted for $krate::Game {
+                fn any_game(self) -> AnyGame {
+                    AnyGame::$variant(self)
+                }
+                fn any_effect(effect: Self::Effect) -> AnyEffect {
+                    AnyEffect::$variant(effect)
+                }
+            }
+        )*
+
+        /// Every game kind of this server.
+        pub static KINDS: &[Kind] = &[$(
+            Kind {
+                id: <$krate::Game as Engine>::KIND,
+                name: $name,
+                ruleset: <$krate::Game as Engine>::RULESET,
+                min_players: <$krate::Game as Engine>::MIN_PLAYERS,
+                max_players: <$krate::Game as Engine>::MAX_PLAYERS,
+                options_schema: <<$krate::Game as Engine>::Options as utoipa::ToSchema>::name,
+                default_options: default_options::<$krate::Game>,
+                server_defaults: $defaults,
+                create: create::<$krate::Game>,
+                check_new: $bounds,
+            },
+        )*];
+
+        impl Serialize for AnyMove {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self { $(AnyMove::$variant(inner) => inner.serialize(serializer),)* }
+            }
+        }
+
+        impl Serialize for AnyView {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self { $(AnyView::$variant(inner) => inner.serialize(serializer),)* }
+            }
+        }
+
+        impl Serialize for AnyEffect {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $(AnyEffect::$variant(inner) => inner.serialize(serializer),)*
+                    AnyEffect::Withheld => serializer.serialize_unit(),
+                }
+            }
+        }
+
+        impl Serialize for AnyOptions {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self { $(AnyOptions::$variant(inner) => inner.serialize(serializer),)* }
+            }
+        }
+
+        impl AnyOptions {
+            /// Options of the kind `kind` from their JSON shape (`None`: no
+            /// such kind).
+            #[must_use]
+            pub fn from_json(kind: &str, json: &str) -> Option<Result<AnyOptions, String>> {
+                $(
+                    if kind == <$krate::Game as Engine>::KIND {
+                        return Some(serde_json::from_str(json).map(AnyOptions::$variant).map_err(|e| e.to_string()));
+                    }
+                )*
+                None
+            }
+        }
+
+        impl AnyGame {
+            /// The kind of this game.
+            #[must_use]
+            pub fn kind(&self) -> &'static Kind {
+                match self { $(AnyGame::$variant(_) => kind_of::<$krate::Game>(),)* }
+            }
+
+            /// Whose turn it is, or the result.
+            #[must_use]
+            pub fn status(&self) -> Status {
+                match self { $(AnyGame::$variant(game) => game.status(),)* }
+            }
+
+            /// The legal moves of `seat`, each exactly as a client submits it.
+            #[must_use]
+            pub fn legal_moves(&self, seat: Seat) -> Vec<AnyMove> {
+                match self { $(AnyGame::$variant(game) => game.legal_moves(seat).into_iter().map(AnyMove::$variant).collect(),)* }
+            }
+
+            /// Parses a move of this game from its JSON shape (`root` names
+            /// where it sits in the request, for the error's field path).
+            ///
+            /// # Errors
+            /// [`ApplyError::Invalid`] naming the bad field.
+            pub fn parse_move(&self, root: &str, json: &Value) -> Result<AnyMove, ApplyError> {
+                match self { $(AnyGame::$variant(_) => parse_at(root, json).map(AnyMove::$variant),)* }
+                    .map_err(|(field, reason)| ApplyError::Invalid { field, reason })
+            }
+
+            /// Parses an effect of this game from its JSON shape.
+            ///
+            /// # Errors
+            /// Why it is not an effect of this game.
+            pub fn parse_effect(&self, json: &Value) -> Result<AnyEffect, String> {
+                match self { $(AnyGame::$variant(_) => serde::Deserialize::deserialize(json).map(AnyEffect::$variant),)* }
+                    .map_err(|e: serde_json::Error| e.to_string())
+            }
+
+            /// Applies `mv` by `seat` and returns what happened, unredacted.
+            ///
+            /// # Errors
+            /// [`ApplyError`] when the move is of another game or the engine
+            /// refuses it; the state is then unchanged.
+            pub fn apply(&mut self, seat: Seat, mv: &AnyMove) -> Result<Vec<AnyEffect>, ApplyError> {
+                match (self, mv) {
+                    $((AnyGame::$variant(game), AnyMove::$variant(mv)) => {
+                        Ok(game.apply(seat, mv).map_err(ApplyError::Refused)?.into_iter().map(AnyEffect::$variant).collect())
+                    })*
+                    #[allow(unreachable_patterns)]
+                    _ => Err(ApplyError::Invalid { field: "move".into(), reason: "not a move of this game".into() }),
+                }
+            }
+
+            /// The state as `viewer` sees it.
+            #[must_use]
+            pub fn view(&self, viewer: Viewer) -> AnyView {
+                match self { $(AnyGame::$variant(game) => AnyView::$variant(game.view(viewer)),)* }
+            }
+
+            /// `effect` as `viewer` may see it now (see [`Engine::redact`]).
+            #[must_use]
+            pub fn redact(&self, effect: &AnyEffect, viewer: Viewer) -> AnyEffect {
+                match (self, effect) {
+                    $((AnyGame::$variant(game), AnyEffect::$variant(effect)) => AnyEffect::$variant(game.redact(effect, viewer)),)*
+                    #[allow(unreachable_patterns)]
+                    _ => AnyEffect::Withheld,
+                }
+            }
+
+            /// `effect` in words, seats named by `seats` (see [`Engine::narrate`]).
+            #[must_use]
+            pub fn narrate(&self, effect: &AnyEffect, seats: &[String]) -> String {
+                match (self, effect) {
+                    $((AnyGame::$variant(game), AnyEffect::$variant(effect)) => game.narrate(effect, seats),)*
+                    #[allow(unreachable_patterns)]
+                    _ => String::new(),
+                }
+            }
+        }
+    };
+}
+
+hosted_games! {
+    Cardinal => ludo_cardinal, "Cardinal", serde_json::Map::new, no_bounds;
+    Kardinal => ludo_kardinal, "Kardinal & König", kardinal_defaults, kardinal_bounds;
+    Battle13 => ludo_battle13, "Battle 13", serde_json::Map::new, no_bounds;
+}
+
+/// The kind entry of engine `E`.
+fn kind_of<E: Engine>() -> &'static Kind {
+    kind(E::KIND).expect("every hosted engine has its kind entry")
+}
+
+impl AnyMove {
+    /// The move as a JSON value (the stored record's form).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        to_json(self)
+    }
+}
+
+impl AnyOptions {
+    /// The options as a JSON value (the stored record's form).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        to_json(self)
+    }
+}
+
+impl AnyEffect {
+    /// The effect as a JSON value (the stored record's form).
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        to_json(self)
+    }
+}
 
 /// Kardinal & König is played on the embedded board unless the server is
 /// configured with another; either way the board is written into each
@@ -116,13 +321,14 @@ pub fn kind(id: &str) -> Option<&'static Kind> {
 }
 
 /// A freshly set-up game.
+#[derive(Debug)]
 pub struct NewGame {
     /// The game.
-    pub game: Box<dyn DynGame>,
+    pub game: AnyGame,
     /// The options as they will be recorded: parsed, defaults filled in.
     pub options: Value,
     /// The set-up's effects, unredacted.
-    pub effects: Vec<Value>,
+    pub effects: Vec<AnyEffect>,
 }
 
 /// Why a game cannot be created or re-created.
@@ -185,44 +391,6 @@ pub enum ApplyError {
     Refused(MoveError),
 }
 
-/// An accepted move.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Applied {
-    /// The move in canonical JSON (as parsed and written back).
-    pub canonical_move: Value,
-    /// What happened, unredacted.
-    pub effects: Vec<Value>,
-}
-
-/// A game of any kind, through JSON.
-pub trait DynGame: Send + Sync + fmt::Debug {
-    /// Whose turn it is, or the result.
-    fn status(&self) -> Status;
-    /// The legal moves of `seat`, each exactly as a client submits it.
-    fn legal_moves(&self, seat: Seat) -> Vec<Value>;
-    /// Applies a move given as JSON.
-    ///
-    /// # Errors
-    /// [`ApplyError`] when the JSON is not a move or the engine refuses it;
-    /// the state is then unchanged.
-    fn apply(&mut self, seat: Seat, mv: &Value) -> Result<Applied, ApplyError>;
-    /// The state as `viewer` sees it.
-    fn view(&self, viewer: Viewer) -> Value;
-    /// An effect as `viewer` may see it now. Effects that do not parse are
-    /// hidden entirely (`null`) rather than shown unredacted.
-    fn redact(&self, effect: &Value, viewer: Viewer) -> Value;
-    /// An effect in words, seats named by `seats` (see [`Engine::narrate`]).
-    fn narrate(&self, effect: &Value, seats: &[String]) -> String;
-    /// A copy of the game.
-    fn clone_box(&self) -> Box<dyn DynGame>;
-}
-
-impl Clone for Box<dyn DynGame> {
-    fn clone(&self) -> Self {
-        self.clone_box()
-    }
-}
-
 /// An engine whose options, moves, views and effects have JSON shapes.
 pub trait JsonEngine:
     Engine<Options: Serialize + DeserializeOwned, Move: Serialize + DeserializeOwned, View: Serialize, Effect: Serialize + DeserializeOwned>
@@ -280,47 +448,9 @@ fn default_options<E: JsonEngine>() -> Value {
     to_json(&E::Options::default())
 }
 
-fn create<E: JsonEngine>(players: usize, options: &Value, seed: &Seed) -> Result<NewGame, CreateError> {
+fn create<E: Hosted>(players: usize, options: &Value, seed: &Seed) -> Result<NewGame, CreateError> {
     let options: E::Options = parse_at("options", options).map_err(|(field, reason)| CreateError::InvalidOptions { field, reason })?;
     let setup = Setup { players, options, seed: seed.clone() };
     let (game, effects) = E::new(&setup).map_err(CreateError::Setup)?;
-    Ok(NewGame { game: Box::new(game), options: to_json(&setup.options), effects: effects.iter().map(to_json).collect() })
-}
-
-impl<E: JsonEngine> DynGame for E {
-    fn status(&self) -> Status {
-        Engine::status(self)
-    }
-
-    fn legal_moves(&self, seat: Seat) -> Vec<Value> {
-        Engine::legal_moves(self, seat).iter().map(to_json).collect()
-    }
-
-    fn apply(&mut self, seat: Seat, mv: &Value) -> Result<Applied, ApplyError> {
-        let parsed: E::Move = parse_at("move", mv).map_err(|(field, reason)| ApplyError::Invalid { field, reason })?;
-        let effects = Engine::apply(self, seat, &parsed).map_err(ApplyError::Refused)?;
-        Ok(Applied { canonical_move: to_json(&parsed), effects: effects.iter().map(to_json).collect() })
-    }
-
-    fn view(&self, viewer: Viewer) -> Value {
-        to_json(&Engine::view(self, viewer))
-    }
-
-    fn redact(&self, effect: &Value, viewer: Viewer) -> Value {
-        match serde_json::from_value::<E::Effect>(effect.clone()) {
-            Ok(parsed) => to_json(&Engine::redact(self, &parsed, viewer)),
-            Err(_) => Value::Null,
-        }
-    }
-
-    fn narrate(&self, effect: &Value, seats: &[String]) -> String {
-        match serde_json::from_value::<E::Effect>(effect.clone()) {
-            Ok(parsed) => Engine::narrate(self, &parsed, seats),
-            Err(_) => String::new(),
-        }
-    }
-
-    fn clone_box(&self) -> Box<dyn DynGame> {
-        Box::new(self.clone())
-    }
+    Ok(NewGame { game: game.any_game(), options: to_json(&setup.options), effects: effects.into_iter().map(E::any_effect).collect() })
 }

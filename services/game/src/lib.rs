@@ -23,6 +23,6 @@ pub mod text;
 
 pub use error::ServiceError;
 pub use service::{
-    Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE,
+    Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, GameId, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE,
     MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, Watch, Watched,
 };

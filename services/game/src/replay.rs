@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use ludo_engine::{Seed, Viewer};
+use ludo_engine::{Seat, Seed, Viewer};
 
 use serde_json::Value;
 
-use crate::kinds::{self, DynGame, Kind};
+use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, Kind};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex};
 
 /// The state rebuilt from a whole log.
@@ -24,7 +24,7 @@ pub struct Replayed {
     /// Request ids seen, with the seq of their record.
     pub request_ids: HashMap<String, u64>,
     /// Every record's unredacted effects, by seq (only when asked for).
-    pub effects: Vec<Vec<Value>>,
+    pub effects: Vec<Vec<AnyEffect>>,
 }
 
 /// Why a log does not replay; `seq` is the first bad record.
@@ -48,7 +48,7 @@ pub struct Replayer {
     /// Record 0.
     pub created: GameCreated,
     /// The game after the last applied record.
-    pub game: Box<dyn DynGame>,
+    pub game: AnyGame,
     /// Seq of the last applied record.
     pub version: u64,
     /// Hash of the last applied record.
@@ -62,7 +62,7 @@ impl Replayer {
     /// # Errors
     /// [`ReplayError`] at seq 0 when record 0 breaks the chain, names an
     /// unknown kind or another ruleset, or does not match the seed.
-    pub fn start(first: &Record, seed: &Seed) -> Result<(Replayer, Vec<Value>), ReplayError> {
+    pub fn start(first: &Record, seed: &Seed) -> Result<(Replayer, Vec<AnyEffect>), ReplayError> {
         let last_hash = first.verify_link(0, &GENESIS).map_err(|r| bad(0, r))?;
         let RecordBody::GameCreated(created) = &first.body else {
             return Err(bad(0, "record 0 is not game_created"));
@@ -77,7 +77,7 @@ impl Replayer {
         let new = kind
             .create(created.seats.len(), &created.options, seed)
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
-        check_effects(0, new.game.as_ref(), &new.effects, &first.effects)?;
+        check_effects(0, &new.game, &new.effects, &first.effects)?;
         let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash };
         Ok((replayer, new.effects))
     }
@@ -86,24 +86,32 @@ impl Replayer {
     ///
     /// # Errors
     /// [`ReplayError`] naming the record when it is out of place, breaks the
-    /// chain, or does not re-play to the same move and effects. The game is
-    /// then unchanged.
-    pub fn apply(&mut self, record: &Record) -> Result<Vec<Value>, ReplayError> {
+    /// chain, or does not re-play to the same move and effects. The log is
+    /// then corrupt from that record on: the replayer may have applied part
+    /// of it and is not to be used again (every caller drops it).
+    pub fn apply(&mut self, record: &Record) -> Result<Vec<AnyEffect>, ReplayError> {
+        self.step(record).map(|(_, effects)| effects)
+    }
+
+    /// [`Replayer::apply`], answering also who moved and the move, typed.
+    ///
+    /// # Errors
+    /// As [`Replayer::apply`].
+    pub fn step(&mut self, record: &Record) -> Result<((Seat, AnyMove), Vec<AnyEffect>), ReplayError> {
         let seq = self.version + 1;
         let hash = record.verify_link(seq, &self.last_hash).map_err(|r| bad(seq, r))?;
         let RecordBody::Move(mv) = &record.body else {
             return Err(bad(seq, "a game_created record after record 0"));
         };
-        let mut game = self.game.clone();
-        let applied = game.apply(mv.seat, &mv.mv).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        if applied.canonical_move != mv.mv {
+        let parsed = self.game.parse_move("move", &mv.mv).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
+        if parsed.to_json() != mv.mv {
             return Err(bad(seq, "the move is not in canonical form"));
         }
-        check_effects(seq, game.as_ref(), &applied.effects, &record.effects)?;
-        self.game = game;
+        let effects = self.game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
+        check_effects(seq, &self.game, &effects, &record.effects)?;
         self.version = seq;
         self.last_hash = hash;
-        Ok(applied.effects)
+        Ok(((mv.seat, parsed), effects))
     }
 }
 
@@ -134,9 +142,10 @@ pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Rep
 }
 
 /// The stored effects are the spectator's view of the recomputed ones.
-fn check_effects(seq: u64, game: &dyn DynGame, computed: &[Value], stored: &[Value]) -> Result<(), ReplayError> {
-    let public: Vec<Value> = computed.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
-    if public != stored {
+fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], stored: &[Value]) -> Result<(), ReplayError> {
+    let same = computed.len() == stored.len()
+        && computed.iter().zip(stored).all(|(computed, stored)| game.redact(computed, Viewer::Spectator).to_json() == *stored);
+    if !same {
         return Err(bad(seq, "the recorded effects differ from what the engine computes"));
     }
     Ok(())

@@ -249,7 +249,8 @@ async fn export(args: ExportArgs) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot open the data directory {} (is a server using it?): {e}", args.data_dir.display()))?;
     let store: Arc<dyn EventStore> = Arc::new(store);
     let service = GameService::new(store, Arc::new(SystemClock));
-    let bytes = service.export(&args.game, None).await.map_err(|e| e.to_string())?;
+    let game: ludo_game::GameId = args.game.parse().map_err(|e: ludo_game::ServiceError| e.to_string())?;
+    let bytes = service.export(&game, None).await.map_err(|e| e.to_string())?;
     service.shutdown().await.map_err(|e| e.to_string())?;
     Ok(bytes)
 }

@@ -39,7 +39,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreStats, StoredRecord, StreamSummary, closed_receiver,
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
+    closed_receiver,
 };
 use crate::key::{RecordKey, StreamId};
 use writer::{Job, Writer};
@@ -175,6 +176,124 @@ impl Shared {
     }
 }
 
+impl Shared {
+    fn with_handles<T>(&self, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let handles = self.handles.read().unwrap_or_else(PoisonError::into_inner);
+        match handles.as_deref() {
+            Some(handles) => f(handles),
+            None if self.closed.load(Ordering::Acquire) => Err(StoreError::Closed),
+            None => Err(self.refusal().unwrap_or_else(|| StoreError::Unavailable("the store is reopening".into()))),
+        }
+    }
+
+    /// The stream's durable record count.
+    fn next_of(&self, handles: &Handles, stream: StreamId) -> Result<u64, StoreError> {
+        if let Some(durable) = self.durable_next(stream) {
+            return Ok(durable);
+        }
+        let stored = stored_next(&handles.records, stream)?;
+        // The writer may have touched the stream meanwhile (see `read`).
+        Ok(self.durable_next(stream).unwrap_or(stored))
+    }
+
+    /// Stream ids after `after`, in byte order, at most `limit`.
+    fn streams_after(&self, handles: &Handles, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
+        let mut out = Vec::new();
+        let mut cursor = match after {
+            Some(after) => after.successor(),
+            None => Some(StreamId([0; StreamId::LEN])),
+        };
+        // Seek to the first key at or after `cursor ‖ 0`: its stream is
+        // the next one; then jump past that stream's keys.
+        while let Some(at) = cursor.filter(|_| out.len() < limit) {
+            let Some(entry) = handles.records.range(at.0..).next() else {
+                break;
+            };
+            let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
+            let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+            // A stream whose creation is not durable yet is not listed.
+            if self.durable_next(key.stream) != Some(0) {
+                out.push(key.stream);
+            }
+            cursor = key.stream.successor();
+        }
+        Ok(out)
+    }
+
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+        // Seq u64::MAX never exists (next_seq would overflow), so an open
+        // range may end there.
+        let end = to.unwrap_or(u64::MAX);
+        if from >= end {
+            return Ok(Vec::new());
+        }
+        self.with_handles(|handles| {
+            let range = RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
+            let mut out: Vec<StoredRecord> = Vec::new();
+            for entry in handles.records.range(range) {
+                let (key, value) = entry.map_err(|e| backend("reading the records tree", e))?;
+                let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+                let expected = from + out.len() as u64;
+                if key.stream != stream || key.seq != expected {
+                    return Err(StoreError::Backend(format!(
+                        "stream {stream}: found record {} where record {expected} was expected",
+                        key.seq
+                    )));
+                }
+                out.push(StoredRecord { seq: key.seq, bytes: value.to_vec() });
+            }
+            // Read the tree first, then the map: records written but not yet
+            // durable always have a map entry by the time they are in the
+            // tree, so this never shows them.
+            if let Some(durable) = self.durable_next(stream) {
+                let visible = durable.saturating_sub(from);
+                out.truncate(usize::try_from(visible).unwrap_or(usize::MAX));
+            }
+            Ok(out)
+        })
+    }
+
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+        self.with_handles(|handles| {
+            let streams = self.streams_after(handles, after, limit)?;
+            streams
+                .into_iter()
+                .map(|stream| {
+                    let next_seq = self.next_of(handles, stream)?;
+                    let stored = handles.summaries.get(stream.0).map_err(|e| backend("reading the summaries tree", e))?;
+                    let summary = stored.and_then(|value| {
+                        let (count, summary) = value.split_at_checked(8)?;
+                        (u64::from_be_bytes(count.try_into().ok()?) == next_seq).then(|| summary.to_vec())
+                    });
+                    Ok(StreamSummary { stream, next_seq, summary })
+                })
+                .collect()
+        })
+    }
+
+    fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+        self.with_handles(|handles| {
+            let sealed = handles.sealed.get(stream.0).map_err(|e| backend("reading the sealed tree", e))?;
+            if self.durable_next(stream) == Some(0) {
+                return Ok(None);
+            }
+            Ok(sealed.map(|bytes| bytes.to_vec()))
+        })
+    }
+}
+
+/// Runs a blocking sled read on tokio's blocking pool when there is a
+/// runtime (inline when there is none), so that no async worker waits on
+/// sled: the one place of the crate that decides it.
+fn off_the_workers<T: Send + 'static>(read: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> StoreFuture<T> {
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => Box::pin(async move {
+            runtime.spawn_blocking(read).await.unwrap_or_else(|e| Err(StoreError::Backend(format!("a read task failed: {e}"))))
+        }),
+        Err(_) => Box::pin(std::future::ready(read())),
+    }
+}
+
 fn backend(context: &str, error: impl Display) -> StoreError {
     StoreError::Backend(format!("{context}: {error}"))
 }
@@ -219,15 +338,6 @@ impl SledStore {
 
     /// Runs `f` on the open handles (holding them against a concurrent
     /// close or reopening), or answers `Closed` or `Unavailable`.
-    fn with_handles<T>(&self, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let handles = self.shared.handles.read().unwrap_or_else(PoisonError::into_inner);
-        match handles.as_deref() {
-            Some(handles) => f(handles),
-            None if self.shared.closed.load(Ordering::Acquire) => Err(StoreError::Closed),
-            None => Err(self.shared.refusal().unwrap_or_else(|| StoreError::Unavailable("the store is reopening".into()))),
-        }
-    }
-
     fn shutdown(&self) -> Result<(), StoreError> {
         // Dropping the queue's only sender lets the writer drain what is
         // queued, answer it, flush and return.
@@ -351,73 +461,39 @@ impl EventStore for SledStore {
         }
     }
 
-    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
-        // Seq u64::MAX never exists (next_seq would overflow), so an open
-        // range may end there.
-        let end = to.unwrap_or(u64::MAX);
-        if from >= end {
-            return Ok(Vec::new());
-        }
-        self.with_handles(|handles| {
-            let range = RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
-            let mut out: Vec<StoredRecord> = Vec::new();
-            for entry in handles.records.range(range) {
-                let (key, value) = entry.map_err(|e| backend("reading the records tree", e))?;
-                let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
-                let expected = from + out.len() as u64;
-                if key.stream != stream || key.seq != expected {
-                    return Err(StoreError::Backend(format!(
-                        "stream {stream}: found record {} where record {expected} was expected",
-                        key.seq
-                    )));
-                }
-                out.push(StoredRecord { seq: key.seq, bytes: value.to_vec() });
-            }
-            // Read the tree first, then the map: records written but not yet
-            // durable always have a map entry by the time they are in the
-            // tree, so this never shows them.
-            if let Some(durable) = self.shared.durable_next(stream) {
-                let visible = durable.saturating_sub(from);
-                out.truncate(usize::try_from(visible).unwrap_or(usize::MAX));
-            }
-            Ok(out)
-        })
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>> {
+        let shared = Arc::clone(&self.shared);
+        off_the_workers(move || shared.read(stream, from, to))
+    }
+
+    fn read_blocking(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+        self.shared.read(stream, from, to)
     }
 
     fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
-        self.with_handles(|handles| self.durable_next(handles, stream))
+        self.shared.with_handles(|handles| self.shared.next_of(handles, stream))
     }
 
     fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
-        self.with_handles(|handles| self.streams_after(handles, after, limit))
+        self.shared.with_handles(|handles| self.shared.streams_after(handles, after, limit))
     }
 
-    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
-        self.with_handles(|handles| {
-            let streams = self.streams_after(handles, after, limit)?;
-            streams
-                .into_iter()
-                .map(|stream| {
-                    let next_seq = self.durable_next(handles, stream)?;
-                    let stored = handles.summaries.get(stream.0).map_err(|e| backend("reading the summaries tree", e))?;
-                    let summary = stored.and_then(|value| {
-                        let (count, summary) = value.split_at_checked(8)?;
-                        (u64::from_be_bytes(count.try_into().ok()?) == next_seq).then(|| summary.to_vec())
-                    });
-                    Ok(StreamSummary { stream, next_seq, summary })
-                })
-                .collect()
-        })
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> StoreFuture<Vec<StreamSummary>> {
+        let shared = Arc::clone(&self.shared);
+        off_the_workers(move || shared.list_summaries(after, limit))
     }
 
-    fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
-        self.with_handles(|handles| {
-            let sealed = handles.sealed.get(stream.0).map_err(|e| backend("reading the sealed tree", e))?;
-            if self.shared.durable_next(stream) == Some(0) {
-                return Ok(None);
-            }
-            Ok(sealed.map(|bytes| bytes.to_vec()))
-        })
+    fn list_summaries_blocking(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+        self.shared.list_summaries(after, limit)
+    }
+
+    fn sealed(&self, stream: StreamId) -> StoreFuture<Option<Vec<u8>>> {
+        let shared = Arc::clone(&self.shared);
+        off_the_workers(move || shared.sealed(stream))
+    }
+
+    fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+        self.shared.sealed(stream)
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Appended> {
@@ -443,42 +519,6 @@ impl EventStore for SledStore {
             flushes: counters.flushes.load(Ordering::Relaxed),
             groups: counters.groups.load(Ordering::Relaxed),
         }
-    }
-}
-
-impl SledStore {
-    /// The stream's durable record count.
-    fn durable_next(&self, handles: &Handles, stream: StreamId) -> Result<u64, StoreError> {
-        if let Some(durable) = self.shared.durable_next(stream) {
-            return Ok(durable);
-        }
-        let stored = stored_next(&handles.records, stream)?;
-        // The writer may have touched the stream meanwhile (see `read`).
-        Ok(self.shared.durable_next(stream).unwrap_or(stored))
-    }
-
-    /// Stream ids after `after`, in byte order, at most `limit`.
-    fn streams_after(&self, handles: &Handles, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
-        let mut out = Vec::new();
-        let mut cursor = match after {
-            Some(after) => after.successor(),
-            None => Some(StreamId([0; StreamId::LEN])),
-        };
-        // Seek to the first key at or after `cursor ‖ 0`: its stream is
-        // the next one; then jump past that stream's keys.
-        while let Some(at) = cursor.filter(|_| out.len() < limit) {
-            let Some(entry) = handles.records.range(at.0..).next() else {
-                break;
-            };
-            let (key, _) = entry.map_err(|e| backend("reading the records tree", e))?;
-            let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
-            // A stream whose creation is not durable yet is not listed.
-            if self.shared.durable_next(key.stream) != Some(0) {
-                out.push(key.stream);
-            }
-            cursor = key.stream.successor();
-        }
-        Ok(out)
     }
 }
 

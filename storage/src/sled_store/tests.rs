@@ -155,14 +155,14 @@ fn queued_appends_share_one_flush(durability: Durability) {
     // Everything of the group (plain inserts, batch, transaction) is kept.
     let store = open(dir.path(), Durability::Flush);
     let stored = |id| -> Vec<Vec<u8>> {
-        let records = store.read(id, 0, None).expect("read");
+        let records = store.read_blocking(id, 0, None).expect("read");
         records.into_iter().map(|r| r.bytes).collect()
     };
     let expected = |id, count| (0..count).map(|seq| record(id, seq)).collect::<Vec<_>>();
     assert_eq!(stored(stream(0)), expected(stream(0), 3));
     for n in 1..=40 {
         assert_eq!(stored(stream(n)), expected(stream(n), 2));
-        assert_eq!(store.sealed(stream(n)), Ok(Some(vec![n])));
+        assert_eq!(store.sealed_blocking(stream(n)), Ok(Some(vec![n])));
     }
     for n in 50..60 {
         assert_eq!(stored(stream(n)), expected(stream(n), 2));
@@ -200,10 +200,10 @@ fn readers_never_see_records_before_they_are_durable() {
     assert!(handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
     drop(handles);
     assert_eq!(store.next_seq(old), Ok(1));
-    assert_eq!(store.read(old, 0, None).expect("read").len(), 1);
+    assert_eq!(store.read_blocking(old, 0, None).expect("read").len(), 1);
     assert_eq!(store.next_seq(new), Ok(0));
-    assert_eq!(store.read(new, 0, None), Ok(vec![]));
-    assert_eq!(store.sealed(new), Ok(None));
+    assert_eq!(store.read_blocking(new, 0, None), Ok(vec![]));
+    assert_eq!(store.sealed_blocking(new), Ok(None));
     assert_eq!(store.list_streams(None, 10), Ok(vec![old]));
     assert!(notices.try_recv().is_err(), "no notice before the flush");
     drop(held);
@@ -211,8 +211,8 @@ fn readers_never_see_records_before_they_are_durable() {
     assert_eq!(grow.wait().expect("grow").next_seq, 2);
     assert_eq!(create.wait().expect("create").next_seq, 1);
     assert_eq!(store.next_seq(old), Ok(2));
-    assert_eq!(store.read(new, 0, None).expect("read").len(), 1);
-    assert_eq!(store.sealed(new), Ok(Some(b"new".to_vec())));
+    assert_eq!(store.read_blocking(new, 0, None).expect("read").len(), 1);
+    assert_eq!(store.sealed_blocking(new), Ok(Some(b"new".to_vec())));
     assert_eq!(store.list_streams(None, 10), Ok(vec![old, new]));
     assert_eq!(notices.try_recv().expect("notice").stream, old);
     assert_eq!(notices.try_recv().expect("notice").stream, new);
@@ -256,7 +256,7 @@ fn a_failed_flush_fails_the_whole_group_and_later_appends() {
     let store = open(dir.path(), Durability::Flush);
     let next_a = store.next_seq(a).expect("next a");
     assert!(next_a == 1 || next_a == 2);
-    let records = store.read(a, 0, None).expect("read a");
+    let records = store.read_blocking(a, 0, None).expect("read a");
     assert_eq!(records.len() as u64, next_a);
     store.append(AppendRequest::at(a, next_a, vec![record(a, next_a)])).wait().expect("append after reopen");
 }
@@ -292,7 +292,7 @@ fn corrupt_keys_are_reported_not_panicked_on() {
     handles.records.insert(short, b"?".as_slice()).expect("insert");
     handles.records.insert(RecordKey::new(id, 5).to_bytes(), b"?".as_slice()).expect("insert");
     drop(handles);
-    assert!(matches!(store.read(id, 0, None), Err(StoreError::Backend(_))));
+    assert!(matches!(store.read_blocking(id, 0, None), Err(StoreError::Backend(_))));
     assert!(matches!(store.list_streams(None, 10), Ok(_) | Err(StoreError::Backend(_))));
     let other = stream(9);
     let handles = store.shared.handles.read().expect("lock").clone().expect("open");
@@ -322,7 +322,7 @@ fn a_failed_store_recovers_by_itself_and_takes_appends_again() {
     // reopening it is there, whole, and the stream goes on after it.
     let next = store.next_seq(a).expect("next");
     assert!(next == 1 || next == 2, "{next}");
-    assert_eq!(store.read(a, 0, None).expect("read").len() as u64, next);
+    assert_eq!(store.read_blocking(a, 0, None).expect("read").len() as u64, next);
     store.append(AppendRequest::at(a, next, vec![record(a, next)])).wait().expect("appends work again");
     assert_eq!(store.next_seq(a), Ok(next + 1));
     store.close().expect("close");

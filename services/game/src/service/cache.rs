@@ -53,9 +53,8 @@ impl GameService {
         self.metrics.live_games.set(games.len() as i64);
     }
 
-    pub(super) async fn slot(&self, id: &str) -> Result<Arc<Slot>, ServiceError> {
-        let stream = parse_id(id)?;
-        self.slot_of(stream).await
+    pub(super) async fn slot(&self, id: &GameId) -> Result<Arc<Slot>, ServiceError> {
+        self.slot_of(id.stream()).await
     }
 
     /// The cached game, or the game loaded from its log.
@@ -66,16 +65,21 @@ impl GameService {
         }
         let id = game_id(stream);
         let store = Arc::clone(&self.store);
-        let (bytes, sealed) = blocking(move || Ok::<_, StoreError>((store.read(stream, 0, None)?, store.sealed(stream)?))).await??;
+        let (bytes, sealed) = tokio::try_join!(store.read(stream, 0, None), store.sealed(stream))?;
         if bytes.is_empty() {
             return Err(ServiceError::NotFound { what: "game", id });
         }
         let sealed =
             sealed.ok_or_else(|| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason: "the game's secrets are missing".into() })?;
         let secrets = Secrets::from_bytes(&sealed).map_err(|reason| ServiceError::CorruptLog { game: id.clone(), seq: 0, reason })?;
-        let records = parse_records(&id, bytes)?;
+        // A whole replay: off the async workers, like the reads before it.
+        let (id, records, secrets, replayed) = blocking(move || {
+            let records = parse_records(&id, bytes)?;
+            let replayed = replay(&records, &secrets.seed, false).map_err(|e| corrupt(&id, e))?;
+            Ok::<_, ServiceError>((id, records, secrets, replayed))
+        })
+        .await??;
         let created_at = records[0].at.clone();
-        let replayed = replay(&records, &secrets.seed, false).map_err(|e| corrupt(&id, e))?;
         let Replayed { state, request_ids, .. } = replayed;
         let status = state.game.status();
         let slot = Arc::new(Slot {
@@ -83,6 +87,7 @@ impl GameService {
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids, evicted: false })),
             current: RwLock::new(Arc::new(Current { version: state.version, status, game: state.game })),
             last_used: AtomicU64::new(self.tick()),
+            history: RwLock::new(None),
         });
         // Two readers may load the same game at once: keep whichever came first.
         Ok(self.cache(stream, slot))

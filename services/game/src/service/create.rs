@@ -143,7 +143,7 @@ impl GameService {
             seats: request.players.clone(),
             seed_commitment: secrets.seed_commitment(),
         };
-        let public: Vec<Value> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator)).collect();
+        let public: Vec<Value> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator).to_json()).collect();
         let at = timestamp(now);
         let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), public, &GENESIS);
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
@@ -158,6 +158,7 @@ impl GameService {
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new(), evicted: false })),
             current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
             last_used: AtomicU64::new(self.tick()),
+            history: RwLock::new(None),
         });
         self.cache(stream, slot);
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();

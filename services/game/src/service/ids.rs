@@ -35,6 +35,36 @@ fn bump(id: u128) -> u128 {
     keep | ((counter >> 62) & 0xFFF) << 64 | (counter & RAND_B)
 }
 
+/// A game's id, parsed once where it enters (a REST path, a gRPC field):
+/// a UUID, which is also the game's stream in the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameId(StreamId);
+
+impl GameId {
+    /// The game's stream in the store.
+    #[must_use]
+    pub fn stream(self) -> StreamId {
+        self.0
+    }
+}
+
+impl std::str::FromStr for GameId {
+    type Err = ServiceError;
+
+    /// # Errors
+    /// `not_found` (no game has an id that is not a UUID), naming at most
+    /// the first 64 characters of the text.
+    fn from_str(id: &str) -> Result<Self, Self::Err> {
+        parse_id(id).map(GameId)
+    }
+}
+
+impl std::fmt::Display for GameId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        uuid::Uuid::from_bytes(self.0.0).hyphenated().fmt(f)
+    }
+}
+
 /// Parses a game id (a UUID) into its stream.
 pub(super) fn parse_id(id: &str) -> Result<StreamId, ServiceError> {
     uuid::Uuid::try_parse(id)

@@ -13,7 +13,7 @@ use ludo_engine::Status;
 use ludo_storage::{AppendRequest, StreamId, StreamSummary};
 use serde::{Deserialize, Serialize};
 
-use super::{GameMeta, GameService, MAX_PAGE, blocking, game_id, parse_id};
+use super::{GameMeta, GameService, MAX_PAGE, game_id, parse_id};
 use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
 use crate::error::ServiceError;
 use crate::kinds;
@@ -105,7 +105,7 @@ impl GameService {
         loop {
             let batch_size = limit.min(self.list_scan - scanned).max(1);
             let store = Arc::clone(&self.store);
-            let batch = blocking(move || store.list_summaries(after, batch_size)).await??;
+            let batch = store.list_summaries(after, batch_size).await?;
             let exhausted = batch.len() < batch_size;
             scanned += batch.len();
             let batch_len = batch.len();

@@ -9,6 +9,7 @@
 
 mod cache;
 mod create;
+mod history;
 mod ids;
 mod listing;
 mod reads;
@@ -33,17 +34,18 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, KindInfo, LegalMoves, MoveAccepted, SeatInfo, SeatToken, Step,
-    StepPage, SubmitMove,
+    CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, KindInfo, LegalMoves, MoveAccepted, MoveInput, SeatInfo, SeatToken,
+    Step, StepPage, Submission,
 };
 use crate::error::ServiceError;
 use crate::export;
-use crate::kinds::{self, ApplyError, CreateError, DynGame, Kind};
+use crate::kinds::{self, AnyEffect, AnyGame, ApplyError, CreateError, Kind};
 use crate::metrics::{KindLabel, Metrics};
 use crate::quota::{Limiter, Rate};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
 use crate::replay::{ReplayError, Replayed, replay};
 use crate::secrets::{self, Secrets};
+pub use ids::GameId;
 use ids::{IdGenerator, game_id, parse_id};
 use listing::StoredSummary;
 
@@ -94,7 +96,7 @@ struct GameMeta {
 struct Current {
     version: u64,
     status: Status,
-    game: Box<dyn DynGame>,
+    game: AnyGame,
 }
 
 /// What only the game's single writer touches.
@@ -120,6 +122,10 @@ struct Slot {
     current: RwLock<Arc<Current>>,
     /// When the game was last used (the service's tick), for eviction.
     last_used: AtomicU64,
+    /// The log, typed, once a read needs it (see `history`). A std lock:
+    /// never held across an await; the writer extends it before it
+    /// publishes `current`, so it never lags what readers see.
+    history: RwLock<Option<history::History>>,
 }
 
 impl Slot {
@@ -391,7 +397,7 @@ fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Ve
 }
 
 /// The answer to an accepted move, as its mover sees it.
-fn answer(kind: &Kind, version: u64, status: &Status, game: &dyn DynGame, seat: Seat, effects: &[Value]) -> MoveAccepted {
+fn answer(kind: &Kind, version: u64, status: &Status, game: &AnyGame, seat: Seat, effects: &[AnyEffect]) -> MoveAccepted {
     let seen_as = effective(Viewer::Seat(seat), status);
     MoveAccepted {
         kind: kind.id.into(),
@@ -402,8 +408,10 @@ fn answer(kind: &Kind, version: u64, status: &Status, game: &dyn DynGame, seat: 
     }
 }
 
-fn event(record: Record, effects: Vec<Value>) -> Event {
-    match record.body {
+/// A record as an event of `game`'s log (its move typed again), with the
+/// effects the caller may see.
+fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> Result<Event, ServiceError> {
+    Ok(match record.body {
         RecordBody::GameCreated(created) => Event {
             seq: record.seq,
             kind: "game_created".into(),
@@ -415,21 +423,26 @@ fn event(record: Record, effects: Vec<Value>) -> Event {
             effects,
             hash: record.hash,
         },
-        RecordBody::Move(mv) => Event {
+        RecordBody::Move(stored) => Event {
             seq: record.seq,
             kind: "move".into(),
             at: record.at,
-            seat: Some(mv.seat),
-            mv: Some(mv.mv),
-            request_id: mv.request_id,
+            seat: Some(stored.seat),
+            mv: Some(game.parse_move("move", &stored.mv).map_err(|err| ServiceError::CorruptLog {
+                game: id.to_string(),
+                seq: record.seq,
+                reason: format!("the recorded move does not parse: {err:?}"),
+            })?),
+            request_id: stored.request_id,
             game: None,
             effects,
             hash: record.hash,
         },
-    }
+    })
 }
 
-/// Runs blocking store work off the async workers (sled calls block).
+/// Runs work that takes a while (a whole replay, a store's final flush)
+/// off the async workers. Store reads need not: the store does that itself.
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, ServiceError> {
     tokio::task::spawn_blocking(work).await.map_err(|e| ServiceError::Internal(format!("blocking task failed: {e}")))
 }

@@ -8,22 +8,14 @@ impl GameService {
     ///
     /// # Errors
     /// `not_found`, `unauthorized` for a token of no seat, storage errors.
-    pub async fn get(&self, id: &str, token: Option<&str>) -> Result<GameState, ServiceError> {
+    pub async fn get(&self, id: &GameId, token: Option<&str>) -> Result<GameState, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         let current = slot.current();
-        Ok(self.state_of(&slot, viewer, current.version, current.version, &current.status, current.game.as_ref()))
+        Ok(self.state_of(&slot, viewer, current.version, current.version, &current.status, &current.game))
     }
 
-    pub(super) fn state_of(
-        &self,
-        slot: &Slot,
-        viewer: Viewer,
-        version: u64,
-        latest: u64,
-        status: &Status,
-        game: &dyn DynGame,
-    ) -> GameState {
+    pub(super) fn state_of(&self, slot: &Slot, viewer: Viewer, version: u64, latest: u64, status: &Status, game: &AnyGame) -> GameState {
         let latest_status = if version == latest { status.clone() } else { slot.current().status.clone() };
         let seen_as = effective(viewer, &latest_status);
         GameState {
@@ -47,7 +39,7 @@ impl GameService {
     ///
     /// # Errors
     /// `unauthorized` without a valid seat token; `not_found`.
-    pub async fn legal_moves(&self, id: &str, token: Option<&str>) -> Result<LegalMoves, ServiceError> {
+    pub async fn legal_moves(&self, id: &GameId, token: Option<&str>) -> Result<LegalMoves, ServiceError> {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         let current = slot.current();
@@ -58,7 +50,7 @@ impl GameService {
     ///
     /// # Errors
     /// `not_found`, `unauthorized`, storage and corruption errors.
-    pub async fn events(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
+    pub async fn events(&self, id: &GameId, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         let current = slot.current();
@@ -69,19 +61,36 @@ impl GameService {
         let to = (from + limit).min(current.version + 1);
         let records = self.records(&slot, from, Some(to)).await?;
         let seen_as = effective(viewer, &current.status);
-        // A spectator of a running game sees exactly the stored (public)
-        // effects; anyone else may see more, rebuilt by replay.
-        let full = if seen_as == Viewer::Spectator { None } else { Some(self.replayed(&slot, Some(to - 1), true).await?.effects) };
-        let events = records
-            .into_iter()
-            .map(|record| {
-                let effects = match &full {
-                    None => record.effects.clone(),
-                    Some(all) => all[record.seq as usize].iter().map(|e| current.game.redact(e, seen_as)).collect(),
-                };
-                event(record, effects)
-            })
-            .collect();
+        let game = &current.game;
+        let events = if seen_as == Viewer::Spectator {
+            // A spectator of a running game sees exactly the stored (public) effects.
+            records
+                .into_iter()
+                .map(|record| {
+                    let effects = record
+                        .effects
+                        .iter()
+                        .map(|e| game.parse_effect(e))
+                        .collect::<Result<Vec<_>, _>>()
+                        .map_err(|reason| ServiceError::CorruptLog { game: slot.meta.id.clone(), seq: record.seq, reason })?;
+                    event(game, &slot.meta.id, record, effects)
+                })
+                .collect::<Result<Vec<_>, _>>()?
+        } else {
+            // Anyone else may see more: the kept unredacted effects, redacted
+            // against the game as it is now.
+            self.ensure_history(&slot).await?;
+            let effects: Vec<Vec<AnyEffect>> = {
+                let history = slot.history.read().expect("history lock");
+                let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
+                records.iter().map(|r| history.effects(r.seq).iter().map(|e| game.redact(e, seen_as)).collect()).collect()
+            };
+            records
+                .into_iter()
+                .zip(effects)
+                .map(|(record, effects)| event(game, &slot.meta.id, record, effects))
+                .collect::<Result<_, _>>()?
+        };
         let next_from = (to <= current.version).then_some(to);
         Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events, next_from })
     }
@@ -91,11 +100,12 @@ impl GameService {
     ///
     /// # Errors
     /// `not_found`, `unauthorized`, storage and corruption errors.
-    pub async fn steps(&self, id: &str, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
+    pub async fn steps(&self, id: &GameId, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
         let page = self.events(id, token, from, limit).await?;
         let slot = self.slot(id).await?;
         let seats = &slot.meta.seats;
-        let game = slot.current().game.clone();
+        let current = slot.current();
+        let game = &current.game;
         let steps = page
             .events
             .into_iter()
@@ -119,7 +129,7 @@ impl GameService {
     ///
     /// # Errors
     /// `invalid_input` for a version past the end; `not_found`, `unauthorized`.
-    pub async fn replay_at(&self, id: &str, token: Option<&str>, at: u64) -> Result<GameState, ServiceError> {
+    pub async fn replay_at(&self, id: &GameId, token: Option<&str>, at: u64) -> Result<GameState, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         let current = slot.current();
@@ -127,24 +137,52 @@ impl GameService {
             return Err(ServiceError::invalid("at", format!("the game is at version {}", current.version)));
         }
         if at == current.version {
-            return Ok(self.state_of(&slot, viewer, at, at, &current.status, current.game.as_ref()));
+            return Ok(self.state_of(&slot, viewer, at, at, &current.status, &current.game));
         }
-        let replayed = self.replayed(&slot, Some(at), false).await?;
-        let game = replayed.state.game;
-        Ok(self.state_of(&slot, viewer, at, current.version, &game.status(), game.as_ref()))
+        let game = self.game_at(&slot, at).await?;
+        Ok(self.state_of(&slot, viewer, at, current.version, &game.status(), &game))
+    }
+
+    /// The game after record `at`, from its history.
+    pub(super) async fn game_at(&self, slot: &Slot, at: u64) -> Result<AnyGame, ServiceError> {
+        self.ensure_history(slot).await?;
+        let history = slot.history.read().expect("history lock");
+        let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
+        history.game_at(at).map_err(|reason| ServiceError::CorruptLog { game: slot.meta.id.clone(), seq: at, reason })
+    }
+
+    /// Builds the game's history if it has none yet: one replay of the log,
+    /// off the async workers, under the writer lock so that no append falls
+    /// between the log read and the history's install.
+    pub(super) async fn ensure_history(&self, slot: &Slot) -> Result<(), ServiceError> {
+        if slot.history.read().expect("history lock").is_some() {
+            return Ok(());
+        }
+        let writer = slot.writer.lock().await;
+        if slot.history.read().expect("history lock").is_some() {
+            return Ok(());
+        }
+        let upto = slot.current().version;
+        let store = Arc::clone(&self.store);
+        let stream = slot.meta.stream;
+        let id = slot.meta.id.clone();
+        let seed = slot.meta.secrets.seed.clone();
+        let stored = store.read(stream, 0, Some(upto + 1)).await?;
+        // A whole replay: off the async workers.
+        let history = blocking(move || {
+            let records = parse_records(&id, stored)?;
+            history::History::build(&records, &seed).map_err(|e| corrupt(&id, e))
+        })
+        .await??;
+        *slot.history.write().expect("history lock") = Some(history);
+        drop(writer);
+        Ok(())
     }
 
     pub(super) async fn records(&self, slot: &Slot, from: u64, to: Option<u64>) -> Result<Vec<Record>, ServiceError> {
         let store = Arc::clone(&self.store);
         let stream = slot.meta.stream;
-        let bytes = blocking(move || store.read(stream, from, to)).await??;
+        let bytes = store.read(stream, from, to).await?;
         parse_records(&slot.meta.id, bytes)
-    }
-
-    /// The game replayed from its log up to `upto` (inclusive; None = all).
-    pub(super) async fn replayed(&self, slot: &Slot, upto: Option<u64>, keep_effects: bool) -> Result<Replayed, ServiceError> {
-        let to = upto.map(|v| v + 1);
-        let records = self.records(slot, 0, to).await?;
-        replay(&records, &slot.meta.secrets.seed, keep_effects).map_err(|e| corrupt(&slot.meta.id, e))
     }
 }

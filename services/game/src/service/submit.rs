@@ -10,15 +10,15 @@ impl GameService {
     /// `unauthorized`, `invalid_input`, `rule_violation`, `not_your_turn`,
     /// `game_finished`, `version_conflict`, `request_id_reused`, storage errors.
     /// Nothing is appended unless the answer is `Ok`.
-    pub async fn submit(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
+    pub async fn submit(&self, id: &GameId, token: Option<&str>, request: impl Into<Submission>) -> Result<MoveAccepted, ServiceError> {
         let started = std::time::Instant::now();
-        let answer = self.submit_move(id, token, request).await;
+        let answer = self.submit_move(id, token, request.into()).await;
         let outcome = answer.as_ref().map_or_else(ServiceError::code, |_| "accepted");
         self.metrics.observe_move(outcome, started.elapsed());
         answer
     }
 
-    pub(super) async fn submit_move(&self, id: &str, token: Option<&str>, request: SubmitMove) -> Result<MoveAccepted, ServiceError> {
+    pub(super) async fn submit_move(&self, id: &GameId, token: Option<&str>, request: Submission) -> Result<MoveAccepted, ServiceError> {
         if let Some(request_id) = &request.request_id {
             check_request_id(request_id)?;
         }
@@ -51,11 +51,15 @@ impl GameService {
         {
             return Err(ServiceError::VersionConflict { expected, current: current.version });
         }
+        let mv = match request.mv {
+            MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,
+            MoveInput::Typed(mv) => mv,
+        };
         let mut game = current.game.clone();
-        let applied = game.apply(seat, &request.mv).map_err(refused)?;
+        let effects = game.apply(seat, &mv).map_err(refused)?;
         let seq = current.version + 1;
-        let public: Vec<Value> = applied.effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
-        let body = RecordBody::Move(MoveRecord { seat, mv: applied.canonical_move, request_id: request.request_id.clone() });
+        let public: Vec<Value> = effects.iter().map(|e| game.redact(e, Viewer::Spectator).to_json()).collect();
+        let body = RecordBody::Move(MoveRecord { seat, mv: mv.to_json(), request_id: request.request_id.clone() });
         let at = timestamp(self.clock.now());
         let record = Record::seal(seq, at.clone(), body, public, &writer.last_hash);
         let status = game.status();
@@ -81,26 +85,35 @@ impl GameService {
         if let Some(request_id) = request.request_id {
             writer.request_ids.insert(request_id, seq);
         }
-        let answer = answer(slot.meta.kind, seq, &status, game.as_ref(), seat, &applied.effects);
+        let answer = answer(slot.meta.kind, seq, &status, &game, seat, &effects);
+        if let Some(history) = slot.history.write().expect("history lock").as_mut() {
+            history.push(seat, mv, effects, &game);
+        }
         *slot.current.write().expect("current lock") = Arc::new(Current { version: seq, status, game });
         drop(writer);
         Ok(answer)
     }
 
     /// The first answer to a request id, if this is an exact retry.
-    pub(super) async fn retried(&self, slot: &Slot, seq: u64, seat: Seat, request: &SubmitMove) -> Result<MoveAccepted, ServiceError> {
-        let replayed = self.replayed(slot, Some(seq), true).await?;
-        let records = self.records(slot, seq, Some(seq + 1)).await?;
-        let RecordBody::Move(first) = &records[0].body else {
-            return Err(ServiceError::Internal("request id names a non-move record".into()));
+    pub(super) async fn retried(&self, slot: &Slot, seq: u64, seat: Seat, request: &Submission) -> Result<MoveAccepted, ServiceError> {
+        let game = self.game_at(slot, seq).await?;
+        let (first_seat, first_move, effects) = {
+            let history = slot.history.read().expect("history lock");
+            let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
+            let (first_seat, first_move) =
+                history.move_of(seq).cloned().ok_or_else(|| ServiceError::Internal("request id names a non-move record".into()))?;
+            (first_seat, first_move, history.effects(seq).to_vec())
         };
-        // Canonicalise the retry's move on a scratch copy of the state before that move.
-        let before = self.replayed(slot, Some(seq - 1), false).await?;
-        let same_move = before.state.game.clone().apply(seat, &request.mv).map(|a| a.canonical_move == first.mv).unwrap_or(false);
-        if first.seat != seat || !same_move {
-            return Err(ServiceError::RequestIdReused { request_id: first.request_id.clone().unwrap_or_default(), version: seq });
+        // The same move is the same typed move (its canonical form is its
+        // serialization), by the same seat.
+        let same_move = match &request.mv {
+            MoveInput::Json(json) => game.parse_move("move", json).is_ok_and(|mv| mv == first_move),
+            MoveInput::Typed(mv) => *mv == first_move,
+        };
+        if first_seat != seat || !same_move {
+            let request_id = request.request_id.clone().unwrap_or_default();
+            return Err(ServiceError::RequestIdReused { request_id, version: seq });
         }
-        let status = replayed.state.game.status();
-        Ok(answer(slot.meta.kind, seq, &status, replayed.state.game.as_ref(), seat, &replayed.effects[seq as usize]))
+        Ok(answer(slot.meta.kind, seq, &game.status(), &game, seat, &effects))
     }
 }

@@ -16,7 +16,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use ludo_engine::{Seat, Viewer};
 use sha2::Sha256;
 
-use super::{GameService, timestamp};
+use super::{GameId, GameService, timestamp};
 use crate::api::StreamTicket;
 use crate::error::ServiceError;
 
@@ -88,7 +88,7 @@ impl GameService {
     ///
     /// # Errors
     /// `not_found`; `unauthorized` without a token of a seat of this game.
-    pub async fn stream_ticket(&self, id: &str, token: Option<&str>) -> Result<StreamTicket, ServiceError> {
+    pub async fn stream_ticket(&self, id: &GameId, token: Option<&str>) -> Result<StreamTicket, ServiceError> {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         let expires = self.clock.now() + TICKET_LIFETIME;
@@ -107,7 +107,7 @@ impl GameService {
     /// # Errors
     /// As [`GameService::watch`]; `unauthorized` for an expired ticket or
     /// one of another game.
-    pub async fn watch_with_ticket(&self, id: &str, ticket: &str, from: u64) -> Result<super::Watch, ServiceError> {
+    pub async fn watch_with_ticket(&self, id: &GameId, ticket: &str, from: u64) -> Result<super::Watch, ServiceError> {
         let slot = self.slot(id).await?;
         // The MAC covers the game and the seat: a ticket that checks out was
         // issued here, for a seat of this game.

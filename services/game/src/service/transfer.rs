@@ -20,23 +20,23 @@ impl GameService {
     ///
     /// # Errors
     /// `not_found`, `unauthorized`, storage and corruption errors.
-    pub async fn export(&self, id: &str, token: Option<&str>) -> Result<Vec<u8>, ServiceError> {
+    pub async fn export(&self, id: &GameId, token: Option<&str>) -> Result<Vec<u8>, ServiceError> {
         let slot = self.slot(id).await?;
         slot.viewer(token)?;
         let current = slot.current();
         let store = Arc::clone(&self.store);
         let stream = slot.meta.stream;
         let upto = current.version + 1;
-        let stored = blocking(move || store.read(stream, 0, Some(upto))).await??;
+        let stored = store.read(stream, 0, Some(upto)).await?;
         let finished = current.status.is_finished();
         // Once the game is over its hidden cards are public: re-deal them
         // from the seed for the revealed lines.
         let revealed = if finished {
-            let records = parse_records(id, stored.clone())?;
+            let records = parse_records(&slot.meta.id, stored.clone())?;
             let seed = slot.meta.secrets.seed.clone();
             // A whole replay: off the async workers.
             let lines = blocking(move || replay(&records, &seed, true).map(|replayed| export::revealed(&records, &replayed.effects)));
-            Some(lines.await?.map_err(|err| corrupt(id, err))?)
+            Some(lines.await?.map_err(|err| corrupt(&slot.meta.id, err))?)
         } else {
             None
         };

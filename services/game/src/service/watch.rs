@@ -16,14 +16,14 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use ludo_engine::{Status, Viewer};
 use ludo_storage::{EventStore, StreamId};
-use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{mpsc, watch};
 
-use super::{GameService, Slot, blocking, corrupt, effective, event, parse_records};
+use super::{GameId, GameService, Slot, corrupt, effective, event, parse_records};
 use crate::api::{GameUpdate, StreamEnd};
 use crate::error::ServiceError;
-use crate::record::Record;
+use crate::kinds::{AnyEffect, AnyGame};
+use crate::record::{Record, RecordBody};
 use crate::replay::Replayer;
 
 /// Items buffered per watcher before it waits for its client to read.
@@ -230,7 +230,7 @@ impl GameService {
     /// # Errors
     /// `not_found`, `unauthorized`; `invalid_input` (field `from`) when
     /// `from` is past the next record; later failures arrive in the stream.
-    pub async fn watch(&self, id: &str, token: Option<&str>, from: u64) -> Result<Watch, ServiceError> {
+    pub async fn watch(&self, id: &GameId, token: Option<&str>, from: u64) -> Result<Watch, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         self.watch_as(slot, viewer, from).await
@@ -252,6 +252,9 @@ impl GameService {
         if *closing.borrow() {
             return Err(ServiceError::Storage("the server is shutting down".into()));
         }
+        // A stream from the middle starts from the game's history, not from
+        // a replay of its log from record 0.
+        let start = if from > 0 { Some(self.game_at(&slot, from - 1).await?) } else { None };
         // Subscribe before reading the backlog, so no append falls between.
         let bell = self.doorbells.subscribe(&self.store, slot.meta.stream);
         let (send, receive) = mpsc::channel(WATCH_BUFFER);
@@ -263,7 +266,7 @@ impl GameService {
             // Whatever the watcher is waiting on (new records, a slow
             // client), a shutdown ends it.
             tokio::select! {
-                outcome = follow(store, &slot, viewer, from, bell, &send, &wakeups) => {
+                outcome = follow(store, &slot, viewer, from, start, bell, &send, &wakeups) => {
                     if let Err(err) = outcome {
                         let _ = send.send(Err(err)).await;
                     }
@@ -286,42 +289,57 @@ async fn shut_down(closing: &mut watch::Receiver<bool>) {
     }
 }
 
-/// Feeds a watcher: replays the log into its own copy of the game, sending
-/// each record from `from` on, then follows appends until the game is over
-/// or the watcher's receiver is gone.
+/// Feeds a watcher: brings its own copy of the game to record `from - 1`
+/// (`start`, from the game's history; from record 0 when `from` is 0),
+/// sends each record from `from` on, then follows appends until the game
+/// is over or the watcher's receiver is gone.
+#[allow(clippy::too_many_arguments)]
 async fn follow(
     store: Arc<dyn EventStore>,
     slot: &Slot,
     viewer: Viewer,
     from: u64,
+    start: Option<AnyGame>,
     mut bell: Bell,
     send: &mpsc::Sender<Result<Watched, ServiceError>>,
     wakeups: &prometheus_client::metrics::counter::Counter,
 ) -> Result<(), ServiceError> {
     let id = slot.meta.id.as_str();
     let stream = slot.meta.stream;
-    let read = |from: u64| {
+    let read = |from: u64, to: Option<u64>| {
         let store = Arc::clone(&store);
-        async move { blocking(move || store.read(stream, from, None)).await?.map_err(ServiceError::from) }
+        async move { store.read(stream, from, to).await.map_err(ServiceError::from) }
     };
-    let mut pending = parse_records(id, read(0).await?)?.into_iter();
-    let first = pending.next().ok_or_else(|| ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "the log is empty".into() })?;
-    let (mut replayer, effects) = Replayer::start(&first, &slot.meta.secrets.seed).map_err(|e| corrupt(id, e))?;
-    let kind = slot.meta.kind.id;
-    let update = |replayer: &Replayer, record: Record, effects: Vec<Value>| {
+    let update = |replayer: &Replayer, record: Record, effects: Vec<AnyEffect>| {
         let status = replayer.game.status();
         let seen_as = effective(viewer, &status);
         let effects = effects.iter().map(|e| replayer.game.redact(e, seen_as)).collect();
-        Ok(Watched::Update(Box::new(GameUpdate {
-            kind: kind.into(),
-            event: event(record, effects),
-            status,
-            view: replayer.game.view(seen_as),
-        })))
+        let event = event(&replayer.game, id, record, effects)?;
+        Ok(Watched::Update(Box::new(GameUpdate { kind: slot.meta.kind.id.into(), event, status, view: replayer.game.view(seen_as) })))
     };
-    if from == 0 && send.send(update(&replayer, first, effects)).await.is_err() {
-        return Ok(()); // the watcher went away
-    }
+    let empty = || ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "the log is empty".into() };
+    let (mut replayer, mut pending) = match start {
+        None => {
+            let mut pending = parse_records(id, read(0, None).await?)?.into_iter();
+            let first = pending.next().ok_or_else(empty)?;
+            let (replayer, effects) = Replayer::start(&first, &slot.meta.secrets.seed).map_err(|e| corrupt(id, e))?;
+            if send.send(update(&replayer, first, effects)).await.is_err() {
+                return Ok(()); // the watcher went away
+            }
+            (replayer, pending)
+        }
+        Some(game) => {
+            let first = parse_records(id, read(0, Some(1)).await?)?.into_iter().next().ok_or_else(empty)?;
+            let RecordBody::GameCreated(created) = first.body else {
+                return Err(ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "record 0 is not game_created".into() });
+            };
+            // The record before `from` gives the chain's position.
+            let mut pending = parse_records(id, read(from - 1, None).await?)?.into_iter();
+            let before = pending.next().ok_or_else(empty)?;
+            let last_hash = before.hash_bytes().map_err(|reason| ServiceError::CorruptLog { game: id.into(), seq: before.seq, reason })?;
+            (Replayer { kind: slot.meta.kind, created, game, version: from - 1, last_hash }, pending)
+        }
+    };
     loop {
         // A record already durable but not yet readable waits for the ring
         // of its writer (see `Doorbells::hold`); the next read starts there.
@@ -345,6 +363,6 @@ async fn follow(
             },
         }
         wakeups.inc();
-        pending = parse_records(id, read(replayer.version + 1).await?)?.into_iter();
+        pending = parse_records(id, read(replayer.version + 1, None).await?)?.into_iter();
     }
 }

@@ -7,15 +7,16 @@ pub mod status;
 
 use std::sync::Arc;
 
-use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, SubmitMove};
+use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, MoveInput, Submission};
 use ludo_game::export::{SeedCheck, VerifyReport};
+use ludo_game::kinds::AnyMove;
 use ludo_game::{GameService, Watch, Watched};
 use ludo_proto::v1 as pb;
 use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
-use convert::{effects_out, move_in, move_out, options_in, options_out, status_out, view_out};
+use convert::{FromProto, ToProto, effects_out, options_in, options_out, status_out};
 use status::{from_service, invalid, unauthorized};
 
 /// The gRPC routes: `ludo.v1.Ludo`, health and reflection (v1 and v1alpha).
@@ -102,7 +103,7 @@ fn token<T>(request: &Request<T>) -> Result<Option<String>, Status> {
 fn game_state(state: GameState) -> Result<pb::GameState, Status> {
     Ok(pb::GameState {
         options: Some(options_out(&state.kind, state.options.get())?),
-        view: Some(view_out(&state.kind, &state.view)?),
+        view: Some(state.view.to_proto()),
         status: Some(status_out(&state.status)),
         seats: seats(&state.seats),
         viewer_seat: state.viewer_seat.map(|s| u32::from(s.0)),
@@ -128,18 +129,15 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
             seats: created.seats,
             seed_commitment: created.seed_commitment,
         }),
-        (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
-            seat: u32::from(seat.0),
-            r#move: Some(move_out(kind, &mv)?),
-            request_id: event.request_id,
-        }),
+        (None, Some(seat), Some(mv)) => {
+            pb::event::Record::Move(pb::MoveRecord { seat: u32::from(seat.0), r#move: Some(mv.to_proto()), request_id: event.request_id })
+        }
         _ => return Err(Status::internal("an event is neither game_created nor a move")),
     };
-    Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(kind, &event.effects)?, hash: event.hash })
+    Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(&event.effects), hash: event.hash })
 }
 
 fn verify_report(report: VerifyReport) -> Result<pb::VerifyReport, Status> {
-    let kind = report.kind.clone().unwrap_or_default();
     Ok(pb::VerifyReport {
         valid: report.valid,
         records: report.records,
@@ -155,11 +153,16 @@ fn verify_report(report: VerifyReport) -> Result<pb::VerifyReport, Status> {
         revealed: report.revealed,
         last_hash: report.last_hash,
         status: report.status.as_ref().map(status_out),
-        view: report.view.as_ref().map(|v| view_out(&kind, v)).transpose()?,
+        view: report.view.as_ref().map(ToProto::to_proto),
         fault: report.fault.map(|f| pb::ExportFault { line: f.line, seq: f.seq, reason: f.reason }),
         game_id: report.game_id,
         kind: report.kind,
     })
+}
+
+/// A request's game id, parsed once: `not_found` when it is no game id.
+fn game_id(id: &str) -> Result<ludo_game::GameId, Status> {
+    id.parse().map_err(from_service)
 }
 
 fn seats(seats: &[ludo_game::api::SeatInfo]) -> Vec<pb::SeatInfo> {
@@ -244,39 +247,45 @@ impl Ludo for Api {
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GameState>, Status> {
         let token = token(&request)?;
-        let state = self.service.get(&request.get_ref().id, token.as_deref()).await.map_err(from_service)?;
+        let state = self.service.get(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
         Ok(Response::new(game_state(state)?))
     }
 
     async fn list_legal_moves(&self, request: Request<pb::ListLegalMovesRequest>) -> Result<Response<pb::LegalMoves>, Status> {
         let token = token(&request)?;
-        let legal = self.service.legal_moves(&request.get_ref().id, token.as_deref()).await.map_err(from_service)?;
+        let legal = self.service.legal_moves(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
         Ok(Response::new(pb::LegalMoves {
             version: legal.version,
             seat: u32::from(legal.seat.0),
-            moves: legal.moves.iter().map(|m| move_out(&legal.kind, m)).collect::<Result<_, _>>()?,
+            moves: legal.moves.iter().map(ToProto::to_proto).collect(),
         }))
     }
 
     async fn submit_move(&self, request: Request<pb::SubmitMoveRequest>) -> Result<Response<pb::MoveAccepted>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();
-        let submit =
-            SubmitMove { mv: move_in(request.r#move)?, expected_version: request.expected_version, request_id: request.request_id };
-        let accepted = self.service.submit(&request.id, token.as_deref(), submit).await.map_err(from_service)?;
+        let submit = Submission {
+            mv: MoveInput::Typed(AnyMove::from_proto(request.r#move)?),
+            expected_version: request.expected_version,
+            request_id: request.request_id,
+        };
+        let accepted = self.service.submit(&game_id(&request.id)?, token.as_deref(), submit).await.map_err(from_service)?;
         Ok(Response::new(pb::MoveAccepted {
             version: accepted.version,
             status: Some(status_out(&accepted.status)),
-            effects: effects_out(&accepted.kind, &accepted.effects)?,
-            view: Some(view_out(&accepted.kind, &accepted.view)?),
+            effects: effects_out(&accepted.effects),
+            view: Some(accepted.view.to_proto()),
         }))
     }
 
     async fn list_events(&self, request: Request<pb::ListEventsRequest>) -> Result<Response<pb::EventPage>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();
-        let page =
-            self.service.events(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
+        let page = self
+            .service
+            .events(&game_id(&request.id)?, token.as_deref(), request.from, limit(request.limit, 100))
+            .await
+            .map_err(from_service)?;
         let events = page.events.into_iter().map(|event| event_out(&page.kind, event)).collect::<Result<_, Status>>()?;
         Ok(Response::new(pb::EventPage { version: page.version, events, next_from: page.next_from }))
     }
@@ -284,8 +293,11 @@ impl Ludo for Api {
     async fn list_steps(&self, request: Request<pb::ListStepsRequest>) -> Result<Response<pb::StepPage>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();
-        let page =
-            self.service.steps(&request.id, token.as_deref(), request.from, limit(request.limit, 100)).await.map_err(from_service)?;
+        let page = self
+            .service
+            .steps(&game_id(&request.id)?, token.as_deref(), request.from, limit(request.limit, 100))
+            .await
+            .map_err(from_service)?;
         Ok(Response::new(pb::StepPage {
             version: page.version,
             steps: page
@@ -299,7 +311,7 @@ impl Ludo for Api {
 
     async fn export_game(&self, request: Request<pb::ExportGameRequest>) -> Result<Response<pb::ExportGameResponse>, Status> {
         let token = token(&request)?;
-        let export = self.service.export(&request.get_ref().id, token.as_deref()).await.map_err(from_service)?;
+        let export = self.service.export(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
         Ok(Response::new(pb::ExportGameResponse { export }))
     }
 
@@ -321,7 +333,8 @@ impl Ludo for Api {
 
     async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<Self::WatchGameStream>, Status> {
         let token = token(&request)?;
-        let watched = self.service.watch(&request.get_ref().id, token.as_deref(), request.get_ref().from).await.map_err(from_service)?;
+        let watched =
+            self.service.watch(&game_id(&request.get_ref().id)?, token.as_deref(), request.get_ref().from).await.map_err(from_service)?;
         let updates = match watched {
             Watch::Over(_) => return Ok(Response::new(Box::pin(tokio_stream::empty()))),
             Watch::Live(updates) => updates,
@@ -334,7 +347,7 @@ impl Ludo for Api {
                 };
                 Ok(pb::GameUpdate {
                     status: Some(status_out(&update.status)),
-                    view: Some(view_out(&update.kind, &update.view)?),
+                    view: Some(update.view.to_proto()),
                     event: Some(event_out(&update.kind, update.event)?),
                 })
             });
@@ -343,7 +356,8 @@ impl Ludo for Api {
 
     async fn get_replay(&self, request: Request<pb::GetReplayRequest>) -> Result<Response<pb::GameState>, Status> {
         let token = token(&request)?;
-        let state = self.service.replay_at(&request.get_ref().id, token.as_deref(), request.get_ref().at).await.map_err(from_service)?;
+        let state =
+            self.service.replay_at(&game_id(&request.get_ref().id)?, token.as_deref(), request.get_ref().at).await.map_err(from_service)?;
         Ok(Response::new(game_state(state)?))
     }
 }

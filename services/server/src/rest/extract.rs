@@ -117,17 +117,18 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
     }
 }
 
-/// The game id of a `/v1/games/{id}/…` path, refused as a problem when the
-/// path segment is not text.
-#[derive(Debug, Clone)]
-pub struct GameId(pub String);
+/// The game id of a `/v1/games/{id}/…` path, parsed once here: refused as
+/// a problem when the path segment is not text, and as `not_found` when it
+/// is not a game id (no game has it).
+#[derive(Debug, Clone, Copy)]
+pub struct GamePath(pub ludo_game::GameId);
 
-impl<S: Send + Sync> FromRequestParts<S> for GameId {
+impl<S: Send + Sync> FromRequestParts<S> for GamePath {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         match axum::extract::Path::<String>::from_request_parts(parts, state).await {
-            Ok(axum::extract::Path(id)) => Ok(GameId(id)),
+            Ok(axum::extract::Path(id)) => Ok(GamePath(id.parse()?)),
             Err(rejection) => Err(Problem::invalid("id", rejection.body_text())),
         }
     }

@@ -22,7 +22,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use extract::{Body, Caller, GameId, Params, RawBody};
+use extract::{Body, Caller, GamePath, Params, RawBody};
 use problem::Problem;
 
 /// What every REST handler shares.
@@ -145,7 +145,7 @@ async fn list_games(State(app): State<AppState>, Params(query): Params<ListQuery
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn get_game(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<Json<GameState>> {
+async fn get_game(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<GameState>> {
     Ok(Json(app.service.get(&id, caller.token()).await?))
 }
 
@@ -160,7 +160,7 @@ async fn get_game(State(app): State<AppState>, caller: Caller, GameId(id): GameI
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn legal_moves(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<Json<LegalMoves>> {
+async fn legal_moves(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<LegalMoves>> {
     Ok(Json(app.service.legal_moves(&id, caller.token()).await?))
 }
 
@@ -183,7 +183,7 @@ async fn legal_moves(State(app): State<AppState>, caller: Caller, GameId(id): Ga
 async fn submit_move(
     State(app): State<AppState>,
     caller: Caller,
-    GameId(id): GameId,
+    GamePath(id): GamePath,
     Body(request): Body<SubmitMove>,
 ) -> Result<Json<MoveAccepted>> {
     Ok(Json(app.service.submit(&id, caller.token(), request).await?))
@@ -215,7 +215,7 @@ struct EventsQuery {
 async fn list_events(
     State(app): State<AppState>,
     caller: Caller,
-    GameId(id): GameId,
+    GamePath(id): GamePath,
     Params(query): Params<EventsQuery>,
 ) -> Result<Json<EventPage>> {
     Ok(Json(app.service.events(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
@@ -237,7 +237,7 @@ async fn list_events(
 async fn list_steps(
     State(app): State<AppState>,
     caller: Caller,
-    GameId(id): GameId,
+    GamePath(id): GamePath,
     Params(query): Params<EventsQuery>,
 ) -> Result<Json<StepPage>> {
     Ok(Json(app.service.steps(&id, caller.token(), query.from.unwrap_or(0), query.limit.unwrap_or(100)).await?))
@@ -266,7 +266,7 @@ struct ReplayQuery {
 async fn replay(
     State(app): State<AppState>,
     caller: Caller,
-    GameId(id): GameId,
+    GamePath(id): GamePath,
     Params(query): Params<ReplayQuery>,
 ) -> Result<Json<GameState>> {
     Ok(Json(app.service.replay_at(&id, caller.token(), query.at).await?))
@@ -285,7 +285,7 @@ async fn replay(
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn export_game(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<impl IntoResponse> {
+async fn export_game(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<impl IntoResponse> {
     let bytes = app.service.export(&id, caller.token()).await?;
     let disposition = format!("attachment; filename=\"{id}.jsonl\"");
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson".to_string()), (header::CONTENT_DISPOSITION, disposition)], bytes))
@@ -374,7 +374,7 @@ struct StreamQuery {
 async fn stream_game(
     State(app): State<AppState>,
     caller: Caller,
-    GameId(id): GameId,
+    GamePath(id): GamePath,
     headers: axum::http::HeaderMap,
     Params(query): Params<StreamQuery>,
 ) -> Result<axum::response::Response> {
@@ -432,7 +432,7 @@ async fn stream_game(
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn stream_ticket(State(app): State<AppState>, caller: Caller, GameId(id): GameId) -> Result<impl IntoResponse> {
+async fn stream_ticket(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<impl IntoResponse> {
     let ticket = app.service.stream_ticket(&id, caller.token()).await?;
     // Never cached: a ticket is a credential.
     Ok((StatusCode::CREATED, [(header::CACHE_CONTROL, "no-store")], Json(ticket)))

@@ -1,35 +1,107 @@
-//! Between the service's JSON values and the typed proto messages.
+//! Between the registry's typed values and the proto messages, directly:
+//! no JSON on the way. Each game kind has its own module with the
+//! conversions of its messages; [`proto_pairs!`] joins them into the
+//! conversions of the registry's enums, one line per game.
 //!
-//! The service speaks each game's JSON shape; here a JSON value becomes the
-//! engine's typed value (serde) and then its proto message, and back. Each
-//! game kind has its own module; this one dispatches on the kind.
+//! Local traits ([`ToProto`], [`FromProto`]) rather than `From`/`TryFrom`:
+//! both sides are other crates' types (the registry's enums in `ludo-game`,
+//! the messages in `ludo-proto`), which Rust's orphan rule forbids to join
+//! with a foreign trait here.
 
 mod battle13;
 mod cardinal;
 mod kardinal;
 
 use ludo_engine::{Seat, Status as GameStatus};
+use ludo_game::kinds::{AnyEffect, AnyMove, AnyOptions, AnyView};
 use ludo_proto::v1 as pb;
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::Value;
 use tonic::Status;
 
 use super::status::invalid;
 
-/// A JSON value of the service as the engine's typed value.
-fn typed<T: DeserializeOwned>(value: &Value) -> Result<T, Status> {
-    serde_json::from_value(value.clone()).map_err(|e| Status::internal(format!("the service produced JSON its engine cannot read: {e}")))
+/// A typed value as its proto message.
+pub trait ToProto {
+    /// The message.
+    type Proto;
+    /// The message for `self`.
+    fn to_proto(&self) -> Self::Proto;
 }
 
-/// JSON text from the service as the engine's typed value.
-fn typed_text<T: DeserializeOwned>(text: &str) -> Result<T, Status> {
-    serde_json::from_str(text).map_err(|e| Status::internal(format!("the service produced JSON its engine cannot read: {e}")))
+/// A typed value from its proto message.
+pub trait FromProto<P>: Sized {
+    /// The value a message holds.
+    ///
+    /// # Errors
+    /// `invalid_input` naming the field when the message is missing parts
+    /// or out of range.
+    fn from_proto(proto: P) -> Result<Self, Status>;
 }
 
-/// An engine value as the service's JSON.
-fn json<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).expect("engine values serialize")
+/// The conversions of the registry's enums, from each game's own: `Variant
+/// => module`, where the variant names the game in the registry and in the
+/// proto oneofs alike.
+macro_rules! proto_pairs {
+    ($($variant:ident => $module:ident),* $(,)?) => {
+        impl ToProto for AnyMove {
+            type Proto = pb::Move;
+            fn to_proto(&self) -> pb::Move {
+                let game = match self { $(AnyMove::$variant(mv) => pb::r#move::Game::$variant($module::move_out(mv)),)* };
+                pb::Move { game: Some(game) }
+            }
+        }
+
+        impl FromProto<Option<pb::Move>> for AnyMove {
+            fn from_proto(mv: Option<pb::Move>) -> Result<Self, Status> {
+                match mv.and_then(|m| m.game) {
+                    None => Err(invalid("move", "a move is required")),
+                    $(Some(pb::r#move::Game::$variant(mv)) => Ok(AnyMove::$variant($module::move_in(mv)?)),)*
+                }
+            }
+        }
+
+        impl ToProto for AnyView {
+            type Proto = pb::View;
+            fn to_proto(&self) -> pb::View {
+                let game = match self { $(AnyView::$variant(view) => pb::view::Game::$variant($module::view_out(view)),)* };
+                pb::View { game: Some(game) }
+            }
+        }
+
+        impl ToProto for AnyEffect {
+            type Proto = pb::Effect;
+            /// A withheld effect shows nothing: an effect with no game.
+            fn to_proto(&self) -> pb::Effect {
+                let game = match self {
+                    $(AnyEffect::$variant(effect) => Some(pb::effect::Game::$variant($module::effect_out(effect))),)*
+                    AnyEffect::Withheld => None,
+                };
+                pb::Effect { game }
+            }
+        }
+
+        impl ToProto for AnyOptions {
+            type Proto = pb::Options;
+            fn to_proto(&self) -> pb::Options {
+                let game = match self { $(AnyOptions::$variant(options) => pb::options::Game::$variant($module::options_out(options)),)* };
+                pb::Options { game: Some(game) }
+            }
+        }
+
+        impl FromProto<pb::Options> for AnyOptions {
+            fn from_proto(options: pb::Options) -> Result<Self, Status> {
+                match options.game {
+                    None => Err(invalid("options", "options name no game")),
+                    $(Some(pb::options::Game::$variant(o)) => Ok(AnyOptions::$variant($module::options_in(o)?)),)*
+                }
+            }
+        }
+    };
+}
+
+proto_pairs! {
+    Cardinal => cardinal,
+    Kardinal => kardinal,
+    Battle13 => battle13,
 }
 
 /// A proto `uint32` that must fit the engine's `u8`.
@@ -42,84 +114,38 @@ pub(crate) fn seat(field: &str, value: u32) -> Result<Seat, Status> {
     small(field, value).map(Seat)
 }
 
-fn unknown_kind(kind: &str) -> Status {
-    Status::internal(format!("no gRPC mapping for game kind `{kind}`"))
-}
-
-/// Options of `kind` from the request (None: the kind's defaults).
+/// Options of `kind` from the request, as the service's JSON (None: the
+/// kind's defaults). Options are JSON in the service because a request's
+/// options are merged with the server's defaults and recorded as they are.
 ///
 /// # Errors
 /// `invalid_input` when the options are for another kind or malformed.
-pub fn options_in(kind: &str, options: Option<pb::Options>) -> Result<Option<Value>, Status> {
-    let Some(pb::Options { game: Some(game) }) = options else { return Ok(None) };
-    match game {
-        pb::options::Game::Cardinal(o) if kind == "cardinal" => Ok(Some(json(&cardinal::options_in(o)?))),
-        pb::options::Game::Kardinal(o) if kind == "kardinal" => Ok(Some(json(&kardinal::options_in(o)?))),
-        pb::options::Game::Battle13(o) if kind == "battle13" => Ok(Some(json(&battle13::options_in(o)?))),
-        _ => Err(invalid("options", &format!("these options are not for a `{kind}` game"))),
+pub fn options_in(kind: &str, options: Option<pb::Options>) -> Result<Option<serde_json::Value>, Status> {
+    let Some(options) = options else { return Ok(None) };
+    let theirs = match &options.game {
+        None => return Ok(None),
+        Some(pb::options::Game::Cardinal(_)) => "cardinal",
+        Some(pb::options::Game::Kardinal(_)) => "kardinal",
+        Some(pb::options::Game::Battle13(_)) => "battle13",
+    };
+    if theirs != kind {
+        return Err(invalid("options", &format!("these options are not for a `{kind}` game")));
     }
+    Ok(Some(AnyOptions::from_proto(options)?.to_json()))
 }
 
-/// Options (JSON text) as a proto message.
+/// Options (JSON text, as recorded) as a proto message.
 pub fn options_out(kind: &str, options: &str) -> Result<pb::Options, Status> {
-    let game = match kind {
-        "cardinal" => pb::options::Game::Cardinal(cardinal::options_out(&typed_text(options)?)),
-        "kardinal" => pb::options::Game::Kardinal(kardinal::options_out(&typed_text(options)?)),
-        "battle13" => pb::options::Game::Battle13(battle13::options_out(&typed_text(options)?)),
-        other => return Err(unknown_kind(other)),
-    };
-    Ok(pb::Options { game: Some(game) })
-}
-
-/// A submitted move as the service's JSON.
-///
-/// # Errors
-/// `invalid_input` naming the field when the move is missing or malformed.
-pub fn move_in(mv: Option<pb::Move>) -> Result<Value, Status> {
-    match mv.and_then(|m| m.game) {
-        None => Err(invalid("move", "a move is required")),
-        Some(pb::r#move::Game::Cardinal(m)) => Ok(json(&cardinal::move_in(m)?)),
-        Some(pb::r#move::Game::Kardinal(m)) => Ok(json(&kardinal::move_in(m)?)),
-        Some(pb::r#move::Game::Battle13(m)) => Ok(json(&battle13::move_in(m)?)),
+    match AnyOptions::from_json(kind, options) {
+        None => Err(Status::internal(format!("no gRPC mapping for game kind `{kind}`"))),
+        Some(Err(e)) => Err(Status::internal(format!("the service produced options its engine cannot read: {e}"))),
+        Some(Ok(options)) => Ok(options.to_proto()),
     }
-}
-
-/// A move as a proto message.
-pub fn move_out(kind: &str, mv: &Value) -> Result<pb::Move, Status> {
-    let game = match kind {
-        "cardinal" => pb::r#move::Game::Cardinal(cardinal::move_out(&typed(mv)?)),
-        "kardinal" => pb::r#move::Game::Kardinal(kardinal::move_out(&typed(mv)?)),
-        "battle13" => pb::r#move::Game::Battle13(battle13::move_out(&typed(mv)?)),
-        other => return Err(unknown_kind(other)),
-    };
-    Ok(pb::Move { game: Some(game) })
-}
-
-/// A view as a proto message.
-pub fn view_out(kind: &str, view: &Value) -> Result<pb::View, Status> {
-    let game = match kind {
-        "cardinal" => pb::view::Game::Cardinal(cardinal::view_out(&typed(view)?)),
-        "kardinal" => pb::view::Game::Kardinal(kardinal::view_out(&typed(view)?)),
-        "battle13" => pb::view::Game::Battle13(battle13::view_out(&typed(view)?)),
-        other => return Err(unknown_kind(other)),
-    };
-    Ok(pb::View { game: Some(game) })
-}
-
-/// An effect as a proto message.
-pub fn effect_out(kind: &str, effect: &Value) -> Result<pb::Effect, Status> {
-    let game = match kind {
-        "cardinal" => pb::effect::Game::Cardinal(cardinal::effect_out(&typed(effect)?)),
-        "kardinal" => pb::effect::Game::Kardinal(kardinal::effect_out(&typed(effect)?)),
-        "battle13" => pb::effect::Game::Battle13(battle13::effect_out(&typed(effect)?)),
-        other => return Err(unknown_kind(other)),
-    };
-    Ok(pb::Effect { game: Some(game) })
 }
 
 /// Effects as proto messages.
-pub fn effects_out(kind: &str, effects: &[Value]) -> Result<Vec<pb::Effect>, Status> {
-    effects.iter().map(|e| effect_out(kind, e)).collect()
+pub fn effects_out(effects: &[AnyEffect]) -> Vec<pb::Effect> {
+    effects.iter().map(ToProto::to_proto).collect()
 }
 
 /// A game status as a proto message.
@@ -135,4 +161,85 @@ pub fn status_out(status: &GameStatus) -> pb::Status {
         }),
     };
     pb::Status { state: Some(state) }
+}
+
+#[cfg(test)]
+mod tests {
+    use ludo_engine::{Seed, Viewer};
+    use ludo_game::kinds::{AnyGame, KINDS};
+
+    use super::*;
+
+    /// A small deterministic generator for picking moves (not the games' randomness).
+    fn pick(state: &mut u64, n: usize) -> usize {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        (*state % n as u64) as usize
+    }
+
+    /// Plays `games` random games of every hosted kind at every seat count
+    /// through the registry, handing each state, its moves and its effects to `check`.
+    fn playouts(games: u64, mut check: impl FnMut(&AnyGame, &[AnyMove], &[AnyEffect])) {
+        for kind in KINDS {
+            for players in kind.min_players..=kind.max_players {
+                for g in 0..games {
+                    let mut rng = 0x9E37_79B9_7F4A_7C15 ^ (g + 1) * 7919 + players as u64;
+                    let seed = Seed([g as u8 ^ players as u8; 32]);
+                    let mut new = kind.create(players, &kind.default_options(), &seed).expect("default set-up");
+                    check(&new.game, &[], &new.effects);
+                    for _ in 0..2000 {
+                        let Some(seat) = new.game.status().to_move().first().copied() else { break };
+                        let moves = new.game.legal_moves(seat);
+                        let mv = moves[pick(&mut rng, moves.len())].clone();
+                        let effects = new.game.apply(seat, &mv).expect("a legal move applies");
+                        check(&new.game, &moves, &effects);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_legal_move_of_every_game_round_trips_through_proto() {
+        let mut moves = 0;
+        playouts(3, |_, legal, _| {
+            for mv in legal {
+                assert_eq!(AnyMove::from_proto(Some(mv.to_proto())).map_err(|e| e.message().to_owned()), Ok(mv.clone()));
+                moves += 1;
+            }
+        });
+        assert!(moves > 10_000, "only {moves} moves checked");
+    }
+
+    #[test]
+    fn options_of_every_game_round_trip_through_proto() {
+        for kind in KINDS {
+            let json = kind.default_options().to_string();
+            let options = AnyOptions::from_json(kind.id, &json).expect("a hosted kind").expect("default options parse");
+            assert_eq!(AnyOptions::from_proto(options.to_proto()).map_err(|e| e.message().to_owned()), Ok(options.clone()), "{}", kind.id);
+            assert_eq!(options_in(kind.id, Some(options.to_proto())).map_err(|e| e.message().to_owned()), Ok(Some(options.to_json())));
+            let other = KINDS.iter().find(|k| k.id != kind.id).unwrap();
+            assert!(options_in(other.id, Some(options.to_proto())).is_err(), "{} options accepted for {}", kind.id, other.id);
+        }
+    }
+
+    /// Views and effects go out only; each converts for every viewer to a
+    /// message of its own game, never to the empty (withheld) message.
+    #[test]
+    fn views_and_effects_of_every_game_convert_for_every_viewer() {
+        let mut effects_seen = 0;
+        playouts(1, |game, _, effects| {
+            let viewers = [Viewer::Spectator, Viewer::Omniscient, Viewer::Seat(ludo_engine::Seat(0))];
+            for viewer in viewers {
+                assert!(game.view(viewer).to_proto().game.is_some());
+                for effect in effects {
+                    assert!(game.redact(effect, viewer).to_proto().game.is_some(), "{effect:?} withheld");
+                    effects_seen += 1;
+                }
+            }
+        });
+        assert!(effects_seen > 1000, "only {effects_seen} effects checked");
+        assert_eq!(AnyEffect::Withheld.to_proto().game, None);
+    }
 }

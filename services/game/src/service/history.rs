@@ -1,0 +1,97 @@
+//! What a live game's log holds, kept beside the game once a read needs it,
+//! so that no read replays the game from record 0: each record's move and
+//! unredacted effects, and the game itself every [`SNAPSHOT_EVERY`] records.
+//!
+//! A seat's page of events, a page of steps, a replay at version N and a
+//! retried request id then cost what they return (a replay at N applies at
+//! most `SNAPSHOT_EVERY - 1` moves to the snapshot before it), not the
+//! game's length. The history is built once, by one full replay of the log
+//! (off the async workers, under the game's writer lock so no append falls
+//! between), and then kept in step by the writer. It lives and dies with the
+//! game's place in the cache; games nobody reads that way never build one.
+
+use ludo_engine::Seat;
+
+use crate::kinds::{AnyEffect, AnyGame, AnyMove};
+use crate::record::Record;
+use crate::replay::{ReplayError, Replayer};
+
+/// Records between two kept states of the game.
+pub(super) const SNAPSHOT_EVERY: u64 = 32;
+
+/// One record as the history keeps it.
+#[derive(Debug)]
+struct Entry {
+    /// Who moved and what (none for record 0).
+    mv: Option<(Seat, AnyMove)>,
+    /// What happened, unredacted.
+    effects: Vec<AnyEffect>,
+}
+
+/// A live game's log, typed and indexed by seq.
+#[derive(Debug)]
+pub(super) struct History {
+    entries: Vec<Entry>,
+    /// The game after records 0, `SNAPSHOT_EVERY`, 2 × `SNAPSHOT_EVERY` …
+    snapshots: Vec<AnyGame>,
+}
+
+impl History {
+    /// The history of a log (record 0 first), checked as any replay is.
+    ///
+    /// # Errors
+    /// [`ReplayError`] naming the first record that does not replay.
+    pub(super) fn build(records: &[Record], seed: &ludo_engine::Seed) -> Result<History, ReplayError> {
+        let first = records.first().ok_or_else(|| ReplayError { seq: 0, reason: "the log is empty".into() })?;
+        let (mut replayer, effects) = Replayer::start(first, seed)?;
+        let mut history = History { entries: vec![Entry { mv: None, effects }], snapshots: vec![replayer.game.clone()] };
+        for record in &records[1..] {
+            let (mv, effects) = replayer.step(record)?;
+            history.push(mv.0, mv.1, effects, &replayer.game);
+        }
+        Ok(history)
+    }
+
+    /// Records kept (the game's version + 1).
+    pub(super) fn len(&self) -> u64 {
+        self.entries.len() as u64
+    }
+
+    /// Keeps the next record: `seat` played `mv`, which did `effects` and
+    /// left the game as `after`.
+    pub(super) fn push(&mut self, seat: Seat, mv: AnyMove, effects: Vec<AnyEffect>, after: &AnyGame) {
+        self.entries.push(Entry { mv: Some((seat, mv)), effects });
+        if (self.len() - 1) % SNAPSHOT_EVERY == 0 {
+            self.snapshots.push(after.clone());
+        }
+    }
+
+    /// The unredacted effects of record `seq` (empty past the end).
+    pub(super) fn effects(&self, seq: u64) -> &[AnyEffect] {
+        usize::try_from(seq).ok().and_then(|i| self.entries.get(i)).map_or(&[], |entry| &entry.effects)
+    }
+
+    /// Who played record `seq`, and what (none for record 0 or past the end).
+    pub(super) fn move_of(&self, seq: u64) -> Option<&(Seat, AnyMove)> {
+        usize::try_from(seq).ok().and_then(|i| self.entries.get(i)).and_then(|entry| entry.mv.as_ref())
+    }
+
+    /// The game after record `at`: the snapshot before it and the moves
+    /// since, applied again.
+    ///
+    /// # Errors
+    /// Past the end, or when a kept move no longer applies (it applied
+    /// when it was recorded: a bug, reported rather than panicking).
+    pub(super) fn game_at(&self, at: u64) -> Result<AnyGame, String> {
+        if at >= self.len() {
+            return Err(format!("version {at} is past the history's end ({})", self.len()));
+        }
+        let base = at - at % SNAPSHOT_EVERY;
+        let mut game = self.snapshots[(base / SNAPSHOT_EVERY) as usize].clone();
+        for seq in base + 1..=at {
+            let (seat, mv) = self.move_of(seq).ok_or_else(|| format!("record {seq} has no move"))?;
+            game.apply(*seat, mv).map_err(|err| format!("record {seq} no longer applies: {err:?}"))?;
+        }
+        Ok(game)
+    }
+}
