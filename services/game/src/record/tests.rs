@@ -1,0 +1,377 @@
+//! Records against the implementation they replace: the bytes written once
+//! must be, byte for byte and hash for hash, what the old one built through
+//! a JSON tree, and what it refused as not canonical must still be refused.
+
+use ludo_engine::{Seed, Viewer};
+use proptest::prelude::*;
+use serde_json::{Map, json};
+
+use super::*;
+use crate::kinds::KINDS;
+
+/// The previous implementation, kept as the reference: a `serde_json::Value`
+/// of the whole record, written out with its keys sorted.
+mod reference {
+    use super::*;
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldRecord {
+        pub format: u32,
+        pub seq: u64,
+        pub at: String,
+        #[serde(flatten)]
+        pub body: RecordBody,
+        pub effects: Vec<Value>,
+        pub hash: String,
+    }
+
+    pub fn canonical(value: &Value) -> Vec<u8> {
+        fn write(value: &Value, out: &mut Vec<u8>) {
+            match value {
+                Value::Object(map) => {
+                    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                    entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                    out.push(b'{');
+                    for (i, (key, item)) in entries.into_iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        serde_json::to_writer(&mut *out, key).unwrap();
+                        out.push(b':');
+                        write(item, out);
+                    }
+                    out.push(b'}');
+                }
+                Value::Array(items) => {
+                    out.push(b'[');
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        write(item, out);
+                    }
+                    out.push(b']');
+                }
+                scalar => serde_json::to_writer(&mut *out, scalar).unwrap(),
+            }
+        }
+        let mut out = Vec::new();
+        write(value, &mut out);
+        out
+    }
+
+    impl OldRecord {
+        pub fn seal(seq: u64, at: String, body: RecordBody, effects: Vec<Value>, prev_hash: &[u8; 32]) -> OldRecord {
+            let mut record = OldRecord { format: FORMAT, seq, at, body, effects, hash: String::new() };
+            record.hash = hex::encode(record.compute_hash(prev_hash));
+            record
+        }
+
+        pub fn compute_hash(&self, prev_hash: &[u8; 32]) -> [u8; 32] {
+            let mut value = serde_json::to_value(self).unwrap();
+            value.as_object_mut().unwrap().remove("hash");
+            let mut hasher = Sha256::new();
+            hasher.update(prev_hash);
+            hasher.update(canonical(&value));
+            hasher.finalize().into()
+        }
+
+        pub fn to_bytes(&self) -> Vec<u8> {
+            canonical(&serde_json::to_value(self).unwrap())
+        }
+
+        pub fn from_bytes(bytes: &[u8]) -> Result<OldRecord, String> {
+            let record: OldRecord = serde_json::from_slice(bytes).map_err(|e| format!("unreadable record: {e}"))?;
+            if record.format != FORMAT {
+                return Err(format!("unknown record format {}", record.format));
+            }
+            if record.to_bytes() != bytes {
+                return Err("record bytes are not in canonical form".into());
+            }
+            Ok(record)
+        }
+    }
+}
+
+use reference::OldRecord;
+
+fn same_content(new: &Record, old: &OldRecord) -> bool {
+    (new.format, new.seq, &new.at, &new.body, &new.effects, &new.hash) == (old.format, old.seq, &old.at, &old.body, &old.effects, &old.hash)
+}
+
+/// Seals with both implementations and checks they agree on everything.
+fn seal_both(seq: u64, at: &str, body: &RecordBody, effects: &[Value], prev: &[u8; 32]) -> Record {
+    let new = Record::seal(seq, at.into(), body.clone(), effects.to_vec(), prev);
+    let old = OldRecord::seal(seq, at.into(), body.clone(), effects.to_vec(), prev);
+    assert_eq!(String::from_utf8_lossy(new.bytes()), String::from_utf8_lossy(&old.to_bytes()));
+    assert_eq!(new.hash, old.hash);
+    assert_eq!(new.compute_hash(prev), old.compute_hash(prev));
+    // A float that does not survive `serde_json`'s own reading is refused
+    // by both readers (records hold integers); anything else reads back.
+    match (Record::from_bytes(new.bytes()), OldRecord::from_bytes(new.bytes())) {
+        (Ok(read), Ok(old)) => {
+            assert_eq!(read, new);
+            assert_eq!(read.verify_link(seq, prev), Ok(new.hash_bytes().unwrap()));
+            assert!(same_content(&read, &old));
+        }
+        (Err(_), Err(_)) => assert!(String::from_utf8_lossy(new.bytes()).contains('.'), "only a float is refused"),
+        (new, old) => panic!("the readers disagree: new {new:?}, old {old:?}"),
+    }
+    new
+}
+
+// Keys, strings and numbers with what makes canonical JSON hard: escapes,
+// control characters, non-ASCII, keys that sort differently escaped, a
+// `hash` key inside nested values, integers at the edges, a few floats.
+
+fn key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("hash".to_string()),
+        Just("type".to_string()),
+        Just(String::new()),
+        "[a-z]{1,6}",
+        "[\"#\\\\/a\\u{0}-\\u{1f}\\u{7f}é😀\\u{2028}]{1,4}",
+    ]
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof!["[ -~]{0,12}", "[\"\\\\/\\u{0}-\\u{1f}\\u{7f}\\u{80}-\\u{10ffff}]{0,8}", Just("\"hash\":\"".to_string()),]
+}
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1000i64..1000).prop_map(Value::from),
+        (-100_000i32..100_000, 0..4).prop_map(|(m, e)| Value::from(f64::from(m) / 10f64.powi(e))),
+        (-1.0e9f64..1.0e9).prop_map(Value::from),
+        text().prop_map(Value::String),
+    ]
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    leaf().prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), 0..6).prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn body() -> impl Strategy<Value = RecordBody> {
+    prop_oneof![
+        (text(), text(), text(), value(), prop::collection::vec(text(), 0..5), text()).prop_map(
+            |(game_id, kind, ruleset, options, seats, seed_commitment)| {
+                RecordBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, seed_commitment })
+            }
+        ),
+        (any::<u8>(), value(), prop::option::of(text())).prop_map(|(seat, mv, request_id)| RecordBody::Move(MoveRecord {
+            seat: Seat(seat),
+            mv,
+            request_id
+        })),
+    ]
+}
+
+fn record() -> impl Strategy<Value = (u64, String, RecordBody, Vec<Value>, [u8; 32])> {
+    (any::<u64>(), text(), body(), prop::collection::vec(value(), 0..5), any::<[u8; 32]>())
+}
+
+/// Ways to make canonical bytes not canonical, or not a record: most are
+/// refused, some (a changed letter in a string) still read.
+fn mutation() -> impl Strategy<Value = (prop::sample::Index, u8, u8)> {
+    let bytes = prop::sample::select(b" \t\n{}[],:\"\\/0123456789-+.eEuabfnrtlsx\x01\xc3\xa9\x7f".to_vec());
+    (any::<prop::sample::Index>(), 0u8..5, bytes)
+}
+
+fn mutate(bytes: &[u8], (index, how, byte): &(prop::sample::Index, u8, u8)) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let at = index.index(out.len());
+    match how {
+        0 => out[at] ^= 1 << (byte % 8),
+        1 => out[at] = *byte,
+        2 => out.insert(at, *byte),
+        3 => {
+            out.remove(at);
+        }
+        _ => {
+            // A copy of a run of bytes elsewhere: duplicated keys and members.
+            let end = (at + usize::from(*byte % 24) + 1).min(bytes.len());
+            let run = bytes[at..end].to_vec();
+            let to = (at * 7 + 13) % out.len();
+            out.splice(to..to, run);
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn sealed_bytes_and_hashes_are_the_old_ones((seq, at, body, effects, prev) in record()) {
+        seal_both(seq, &at, &body, &effects, &prev);
+    }
+
+    #[test]
+    fn what_the_old_reader_refused_is_refused((seq, at, body, effects, prev) in record(), mutations in prop::collection::vec(mutation(), 1..4)) {
+        let sealed = Record::seal(seq, at, body, effects, &prev);
+        let mut bytes = sealed.to_bytes();
+        for m in &mutations {
+            bytes = mutate(&bytes, m);
+        }
+        let (new, old) = (Record::from_bytes(&bytes), OldRecord::from_bytes(&bytes));
+        prop_assert_eq!(new.is_ok(), old.is_ok(), "{}\nnew: {:?}\nold: {:?}", String::from_utf8_lossy(&bytes), new.as_ref().err(), old.as_ref().err());
+        if let (Ok(new), Ok(old)) = (new, old) {
+            prop_assert!(same_content(&new, &old));
+            prop_assert_eq!(new.compute_hash(&prev), old.compute_hash(&prev));
+            prop_assert_eq!(new.bytes(), &bytes[..]);
+        }
+    }
+}
+
+#[test]
+fn real_games_seal_as_before() {
+    for kind in KINDS {
+        let seed = Seed([7; 32]);
+        let players = kind.min_players.max(3).min(kind.max_players);
+        // With what the service fills in (Kardinal's board: 8.6 KB of options).
+        let mut options = kind.default_options();
+        options.as_object_mut().expect("options are an object").extend(kind.server_defaults());
+        let new = kind.create(players, &options, &seed).unwrap();
+        let created = RecordBody::GameCreated(GameCreated {
+            game_id: "0f3c-…".into(),
+            kind: kind.id.into(),
+            ruleset: kind.ruleset.into(),
+            options: new.options.clone(),
+            seats: (0..players).map(|i| format!("Seat «{i}»")).collect(),
+            seed_commitment: sha256_hex(&seed.0),
+        });
+        let public = |game: &dyn crate::kinds::DynGame, effects: &[Value]| -> Vec<Value> {
+            effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect()
+        };
+        let first = seal_both(0, "2026-11-22T00:00:00.000Z", &created, &public(new.game.as_ref(), &new.effects), &GENESIS);
+        let mut prev = first.hash_bytes().unwrap();
+        let mut game = new.game;
+        for seq in 1..200u64 {
+            let Some(&seat) = game.status().to_move().first() else { break };
+            let legal = game.legal_moves(seat);
+            let mv = &legal[(seq as usize * 31) % legal.len()];
+            let applied = game.apply(seat, mv).unwrap();
+            let body =
+                RecordBody::Move(MoveRecord { seat, mv: applied.canonical_move, request_id: (seq % 3 == 0).then(|| format!("req-{seq}")) });
+            let record = seal_both(seq, "2026-11-22T00:00:01.000Z", &body, &public(game.as_ref(), &applied.effects), &prev);
+            prev = record.hash_bytes().unwrap();
+        }
+    }
+}
+
+fn created() -> Record {
+    let body = RecordBody::GameCreated(GameCreated {
+        game_id: "g".into(),
+        kind: "cardinal".into(),
+        ruleset: "cardinal/1".into(),
+        options: json!({"first_seat": 1, "hash": "0".repeat(64), "board": {"hash": [1, 2]}}),
+        seats: vec!["Ann".into(), "Bob".into()],
+        seed_commitment: "00".repeat(32),
+    });
+    Record::seal(0, "2026-11-22T00:00:00.000Z".into(), body, vec![json!({"hash": "x"})], &GENESIS)
+}
+
+fn a_move(prev: &Record) -> Record {
+    let body = RecordBody::Move(MoveRecord { seat: Seat(1), mv: json!({"type": "keep_cardinal"}), request_id: Some("r1".into()) });
+    Record::seal(1, "2026-11-22T00:00:01.000Z".into(), body, vec![json!({"type": "x"})], &prev.hash_bytes().unwrap())
+}
+
+#[test]
+fn both_record_kinds_round_trip_through_bytes() {
+    let r0 = created();
+    let r1 = a_move(&r0);
+    for record in [r0, r1] {
+        assert_eq!(Record::from_bytes(&record.to_bytes()).unwrap(), record);
+    }
+}
+
+#[test]
+fn the_hash_member_is_the_top_level_one() {
+    let r0 = created();
+    let text = String::from_utf8(r0.to_bytes()).unwrap();
+    assert_eq!(text.matches(r#""hash":"#).count(), 4, "{text}");
+    let member = format!(r#""hash":"{}","#, r0.hash);
+    assert!(text.contains(&format!(r#""game_id":"g",{member}"kind":"#)), "{text}");
+    let read = Record::from_bytes(text.as_bytes()).unwrap();
+    assert_eq!(read.verify_link(0, &GENESIS), Ok(r0.hash_bytes().unwrap()));
+}
+
+#[test]
+fn chain_verifies_and_any_edit_breaks_it() {
+    let r0 = created();
+    let r1 = a_move(&r0);
+    let h0 = r0.verify_link(0, &GENESIS).unwrap();
+    r1.verify_link(1, &h0).unwrap();
+
+    let text = String::from_utf8(r1.to_bytes()).unwrap();
+    let edited = Record::from_bytes(text.replace(r#""seat":1"#, r#""seat":0"#).as_bytes()).expect("still a canonical record");
+    assert!(edited.verify_link(1, &h0).is_err(), "changed seat not detected");
+    let edited = Record::from_bytes(text.replace(r#"{"type":"x"}"#, r#"{"type":"y"}"#).as_bytes()).expect("still canonical");
+    assert!(edited.verify_link(1, &h0).is_err(), "changed effect not detected");
+    assert!(r1.verify_link(1, &GENESIS).is_err(), "wrong previous hash not detected");
+    assert!(r1.verify_link(2, &h0).is_err(), "wrong position not detected");
+}
+
+#[test]
+fn flipping_any_byte_of_stored_bytes_is_caught() {
+    for (record, seq, prev) in [(created(), 0, GENESIS), (a_move(&created()), 1, created().hash_bytes().unwrap())] {
+        let bytes = record.to_bytes();
+        for i in 0..bytes.len() {
+            let mut tampered = bytes.clone();
+            tampered[i] ^= 0x01;
+            let caught = match Record::from_bytes(&tampered) {
+                Err(_) => true,
+                Ok(record) => record.verify_link(seq, &prev).is_err(),
+            };
+            assert!(caught, "flipping byte {i} of record {seq} went unnoticed");
+        }
+    }
+}
+
+#[test]
+fn non_canonical_records_are_refused() {
+    let text = String::from_utf8(a_move(&created()).to_bytes()).unwrap();
+    for (from, to) in [
+        (r#""seat":1"#, r#""seat": 1"#),
+        (r#""seat":1"#, r#""seat":1.0"#),
+        (r#""seat":1"#, r#""seat":01"#),
+        (r#""request_id":"r1""#, r#""request_id":"\u0072\u0031""#),
+        (r#""request_id":"r1","#, ""),
+        (r#""request_id":"r1","#, r#""request_id":"r1","request_id":"r1","#),
+        (r#""request_id":"r1","#, r#""request_id":"r1","rez":1,"#),
+        (r#"{"type":"x"}"#, r#"{"type":"x","type":"x"}"#),
+        (r#"{"type":"x"}"#, r#"{"type":"x","a":1}"#),
+        (r#"{"type":"keep_cardinal"}"#, r#"{"type":"keep\/cardinal"}"#),
+    ] {
+        let edited = text.replace(from, to);
+        assert_ne!(edited, text, "{from} is in {text}");
+        let refused = Record::from_bytes(edited.as_bytes()).expect_err(&edited);
+        assert!(OldRecord::from_bytes(edited.as_bytes()).is_err(), "the old reader took {edited}");
+        assert!(refused.contains("canonical") || refused.contains("unreadable"), "{refused}");
+    }
+}
+
+#[test]
+fn unknown_format_is_refused() {
+    let text = String::from_utf8(created().to_bytes()).unwrap();
+    let edited = text.replace(r#""format":1,"#, r#""format":99,"#);
+    assert!(Record::from_bytes(edited.as_bytes()).unwrap_err().contains("format"));
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "edited after it was sealed or read")]
+fn an_edited_record_is_a_bug_debug_builds_catch() {
+    let mut record = a_move(&created());
+    record.effects.clear();
+    let _ = record.verify_link(1, &GENESIS);
+}
