@@ -1,0 +1,268 @@
+//! Durable moves under load: N concurrent Cardinal games, each client
+//! submitting its game's moves one after another (a new game when one ends),
+//! over REST or over gRPC.
+//!
+//! A Cardinal game with a fixed first seat does not depend on its seed, so
+//! every game's moves are computed up front with the engine, and encoded for
+//! both transports before any clock starts: the timed path is exactly
+//! "submit a move and wait until it is durable".
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ludo_engine::{Engine, Seat, Seed, Setup, Status};
+use ludo_proto::v1 as pb;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::server::{Server, checked};
+
+/// Seats of every load game.
+const PLAYERS: usize = 4;
+
+/// Distinct games the clients cycle through.
+const PLAYOUTS: usize = 64;
+
+/// Clients sharing one HTTP/2 connection over gRPC. One connection is served
+/// by one server task and carries at most 100 calls at once (the server's
+/// `--h2-max-streams`), so one channel for 256 clients would measure the
+/// connection, not the server: the clients are spread over several channels,
+/// as a real client's pool would do.
+const GRPC_CLIENTS_PER_CHANNEL: usize = 8;
+
+/// One move, ready for either transport.
+struct PlannedMove {
+    seat: usize,
+    /// `{"move": …}`, the REST body (cloned per request without a copy).
+    rest_body: bytes::Bytes,
+    /// The same move as a gRPC message.
+    grpc: pb::Move,
+}
+
+/// A whole game's moves.
+pub struct Playout {
+    moves: Vec<PlannedMove>,
+}
+
+/// `PLAYOUTS` random whole Cardinal games of `PLAYERS` seats, first seat 0.
+pub fn playouts() -> Vec<Arc<Playout>> {
+    (0..PLAYOUTS as u64).map(|salt| Arc::new(playout(salt))).collect()
+}
+
+fn playout(salt: u64) -> Playout {
+    let setup = Setup { players: PLAYERS, options: ludo_cardinal::Options { first_seat: Some(Seat(0)) }, seed: Seed([0; 32]) };
+    let (mut game, _) = ludo_cardinal::Game::new(&setup).expect("a Cardinal game of 4 seats sets up");
+    // xorshift: which legal move each turn, reproducibly.
+    let mut state = (salt + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut moves = Vec::new();
+    while let Status::InProgress { to_move } = game.status() {
+        let seat = to_move[0];
+        let legal = game.legal_moves(seat);
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mv = legal[(state % legal.len() as u64) as usize].clone();
+        game.apply(seat, &mv).expect("a listed legal move is accepted");
+        let body = serde_json::to_vec(&json!({ "move": mv })).expect("moves serialize");
+        moves.push(PlannedMove {
+            seat: seat.index(),
+            rest_body: body.into(),
+            grpc: pb::Move { game: Some(pb::r#move::Game::Cardinal(to_proto(&mv))) },
+        });
+    }
+    Playout { moves }
+}
+
+/// What one timed phase measured.
+#[derive(Clone, Serialize)]
+pub struct MoveRun {
+    /// Concurrent games (clients).
+    pub concurrency: usize,
+    /// Moves accepted (each durable when answered).
+    pub moves: usize,
+    /// Games created during the phase.
+    pub games: usize,
+    /// Accepted moves per second of wall time.
+    pub moves_per_s: f64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+    /// Server CPU (user + system) per accepted move, game creations included.
+    pub server_cpu_us_per_move: f64,
+}
+
+fn summarize(concurrency: usize, mut latencies: Vec<Duration>, games: usize, elapsed: Duration, cpu: Duration) -> MoveRun {
+    latencies.sort_unstable();
+    let at = |p: f64| latencies.get(((latencies.len() as f64 - 1.0) * p).round() as usize).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3);
+    let moves = latencies.len();
+    MoveRun {
+        concurrency,
+        moves,
+        games,
+        moves_per_s: moves as f64 / elapsed.as_secs_f64(),
+        p50_ms: at(0.50),
+        p99_ms: at(0.99),
+        server_cpu_us_per_move: cpu.as_secs_f64() * 1e6 / moves as f64,
+    }
+}
+
+/// What each client hands back.
+type ClientResult = Result<(Vec<Duration>, usize), String>;
+
+async fn collect(tasks: Vec<tokio::task::JoinHandle<ClientResult>>) -> Result<(Vec<Duration>, usize), String> {
+    let mut latencies = Vec::new();
+    let mut games = 0;
+    for task in tasks {
+        let (mine, played) = task.await.map_err(|e| format!("a load client failed: {e}"))??;
+        latencies.extend(mine);
+        games += played;
+    }
+    Ok((latencies, games))
+}
+
+/// N concurrent games over REST, one keep-alive client shared by all.
+///
+/// # Errors
+/// When a request fails or a computed legal move is refused.
+pub async fn rest(server: &Server, playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
+    let http = reqwest::Client::builder().pool_max_idle_per_host(clients).build().map_err(|e| format!("cannot build a client: {e}"))?;
+    let create_body: bytes::Bytes =
+        serde_json::to_vec(&json!({"kind": "cardinal", "players": ["A", "B", "C", "D"], "options": {"first_seat": 0}}))
+            .expect("JSON serializes")
+            .into();
+    let cpu_before = server.cpu()?;
+    let started = Instant::now();
+    let deadline = started + seconds;
+    let mut tasks = Vec::with_capacity(clients);
+    for client in 0..clients {
+        let (http, base, create_body) = (http.clone(), server.base.clone(), create_body.clone());
+        let playouts = playouts.to_vec();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut games = 0;
+            'games: while Instant::now() < deadline {
+                let created = http
+                    .post(format!("{base}/v1/games"))
+                    .header("content-type", "application/json")
+                    .body(create_body.clone())
+                    .send()
+                    .await
+                    .map_err(|e| format!("create: {e}"))?;
+                let created: serde_json::Value =
+                    checked(created, "a Cardinal game was not created").await?.json().await.map_err(|e| e.to_string())?;
+                games += 1;
+                let id = created["id"].as_str().ok_or("no game id")?.to_string();
+                let tokens: Vec<String> =
+                    (0..PLAYERS).map(|s| format!("Bearer {}", created["seats"][s]["token"].as_str().unwrap_or_default())).collect();
+                let url = format!("{base}/v1/games/{id}/moves");
+                let playout = &playouts[(client + games * 7) % playouts.len()];
+                for planned in &playout.moves {
+                    if Instant::now() >= deadline {
+                        break 'games;
+                    }
+                    let request = http
+                        .post(&url)
+                        .header("authorization", &tokens[planned.seat])
+                        .header("content-type", "application/json")
+                        .body(planned.rest_body.clone());
+                    let sent = Instant::now();
+                    let answer = request.send().await.map_err(|e| format!("move: {e}"))?;
+                    let answer = checked(answer, "a computed legal move was refused").await?;
+                    answer.bytes().await.map_err(|e| format!("move answer: {e}"))?;
+                    latencies.push(sent.elapsed());
+                }
+            }
+            Ok((latencies, games))
+        }));
+    }
+    let (latencies, games) = collect(tasks).await?;
+    let elapsed = started.elapsed();
+    let cpu = server.cpu()?.saturating_sub(cpu_before);
+    Ok(summarize(clients, latencies, games, elapsed, cpu))
+}
+
+/// N concurrent games over gRPC, `GRPC_CLIENTS_PER_CHANNEL` per HTTP/2 connection.
+///
+/// # Errors
+/// When a call fails or a computed legal move is refused.
+pub async fn grpc(server: &Server, playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
+    let mut channels = Vec::new();
+    for _ in 0..clients.div_ceil(GRPC_CLIENTS_PER_CHANNEL) {
+        let endpoint = tonic::transport::Channel::from_shared(server.base.clone()).map_err(|e| e.to_string())?;
+        channels.push(endpoint.connect().await.map_err(|e| format!("cannot open a gRPC channel: {e}"))?);
+    }
+    let cpu_before = server.cpu()?;
+    let started = Instant::now();
+    let deadline = started + seconds;
+    let mut tasks = Vec::with_capacity(clients);
+    for client in 0..clients {
+        let mut ludo = pb::ludo_client::LudoClient::new(channels[client % channels.len()].clone());
+        let playouts = playouts.to_vec();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut games = 0;
+            'games: while Instant::now() < deadline {
+                let options =
+                    pb::Options { game: Some(pb::options::Game::Cardinal(ludo_proto::cardinal::Options { first_seat: Some(0) })) };
+                let players = ["A", "B", "C", "D"].map(String::from).to_vec();
+                let created = ludo
+                    .create_game(pb::CreateGameRequest { kind: "cardinal".into(), players, options: Some(options) })
+                    .await
+                    .map_err(|e| format!("a Cardinal game was not created: {e}"))?
+                    .into_inner();
+                games += 1;
+                let tokens = created
+                    .seats
+                    .iter()
+                    .map(|seat| format!("Bearer {}", seat.token).parse::<tonic::metadata::MetadataValue<_>>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| format!("a token is not a header value: {e}"))?;
+                let playout = &playouts[(client + games * 7) % playouts.len()];
+                for planned in &playout.moves {
+                    if Instant::now() >= deadline {
+                        break 'games;
+                    }
+                    let mut request = tonic::Request::new(pb::SubmitMoveRequest {
+                        id: created.id.clone(),
+                        r#move: Some(planned.grpc.clone()),
+                        expected_version: None,
+                        request_id: None,
+                    });
+                    request.metadata_mut().insert("authorization", tokens[planned.seat].clone());
+                    let sent = Instant::now();
+                    ludo.submit_move(request).await.map_err(|e| format!("a computed legal move was refused: {e}"))?;
+                    latencies.push(sent.elapsed());
+                }
+            }
+            Ok((latencies, games))
+        }));
+    }
+    let (latencies, games) = collect(tasks).await?;
+    let elapsed = started.elapsed();
+    let cpu = server.cpu()?.saturating_sub(cpu_before);
+    Ok(summarize(clients, latencies, games, elapsed, cpu))
+}
+
+fn to_proto(mv: &ludo_cardinal::Move) -> ludo_proto::cardinal::Move {
+    use ludo_proto::cardinal as pb;
+    let kind = match *mv {
+        ludo_cardinal::Move::Build { shape, colour, x, y, orientation, bonus_colour } => pb::r#move::Kind::Build(pb::Build {
+            shape: match shape {
+                ludo_cardinal::Shape::House => pb::Shape::House,
+                ludo_cardinal::Shape::Tower => pb::Shape::Tower,
+                ludo_cardinal::Shape::Square => pb::Shape::Square,
+            }
+            .into(),
+            colour: u32::from(colour.0),
+            x,
+            y,
+            orientation: orientation.map(|o| match o {
+                ludo_cardinal::Orientation::Horizontal => pb::Orientation::Horizontal.into(),
+                ludo_cardinal::Orientation::Vertical => pb::Orientation::Vertical.into(),
+            }),
+            bonus_colour: bonus_colour.map(|c| u32::from(c.0)),
+        }),
+        ludo_cardinal::Move::MoveCardinal { x, y } => pb::r#move::Kind::MoveCardinal(pb::MoveCardinal { x, y }),
+        ludo_cardinal::Move::KeepCardinal => pb::r#move::Kind::KeepCardinal(pb::KeepCardinal {}),
+    };
+    pb::Move { kind: Some(kind) }
+}

@@ -1,0 +1,209 @@
+//! The figures of one server (a suite), printed as a table beside the
+//! issue's targets, flattened for after/before ratios, and kept for JSON.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use crate::moves::MoveRun;
+use crate::reads::Reads;
+
+/// Concurrency at which the issue sets the REST and gRPC targets.
+const TARGET_CONCURRENCY: usize = 64;
+
+/// One concurrency level: the raw store and both transports.
+#[derive(Clone, Serialize)]
+pub struct LoadRow {
+    pub concurrency: usize,
+    /// Durable appends per second of the bench's own sled store.
+    pub raw_store_appends_per_s: f64,
+    pub rest: MoveRun,
+    pub grpc: MoveRun,
+}
+
+/// Every figure of one server binary.
+#[derive(Clone, Serialize)]
+pub struct Suite {
+    /// `after` (`--ludo`) or `before` (`--baseline`).
+    pub role: String,
+    pub binary: String,
+    pub load: Vec<LoadRow>,
+    pub reads: Reads,
+}
+
+/// Whether a larger figure is better (rates) or worse (times).
+#[derive(Clone, Copy, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// One named figure, for ratios between two suites.
+pub struct Figure {
+    pub name: String,
+    pub value: f64,
+    pub better: Better,
+}
+
+impl Suite {
+    /// Every figure by name.
+    pub fn figures(&self) -> Vec<Figure> {
+        let mut out = Vec::new();
+        let mut add = |name: String, value: f64, better: Better| out.push(Figure { name, value, better });
+        for row in &self.load {
+            let n = row.concurrency;
+            add(format!("raw store appends/s, N={n}"), row.raw_store_appends_per_s, Better::Higher);
+            for (transport, run) in [("REST", &row.rest), ("gRPC", &row.grpc)] {
+                add(format!("{transport} moves/s, N={n}"), run.moves_per_s, Better::Higher);
+                add(format!("{transport} x raw store, N={n}"), run.moves_per_s / row.raw_store_appends_per_s, Better::Higher);
+                add(format!("{transport} p50 ms, N={n}"), run.p50_ms, Better::Lower);
+                add(format!("{transport} p99 ms, N={n}"), run.p99_ms, Better::Lower);
+                add(format!("{transport} server CPU µs/move, N={n}"), run.server_cpu_us_per_move, Better::Lower);
+            }
+        }
+        let r = &self.reads;
+        for (what, read) in [("events", &r.events), ("steps", &r.steps), ("running game events (seat 0)", &r.running_events)] {
+            add(format!("{what}, pages of 10, ms"), read.paged_ms, Better::Lower);
+            add(format!("{what}, one page, ms"), read.one_page_ms, Better::Lower);
+            add(format!("{what}, paged / one page"), read.ratio, Better::Lower);
+        }
+        add("replay?at max ms".into(), r.replay_max_ms, Better::Lower);
+        add("replay?at median ms".into(), r.replay_median_ms, Better::Lower);
+        add("server-side replay (verify) records/s".into(), r.verify_records_per_s, Better::Higher);
+        out
+    }
+
+    /// The suite as a readable table, with the issue's targets beside.
+    pub fn table(&self, seconds: f64) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "== {} server: {} ==", self.role, self.binary);
+        let _ = writeln!(
+            out,
+            "durable moves: N concurrent Cardinal games of 4 seats on loopback, {seconds} s per phase; the raw store is sled \
+             append+flush in the bench process; server CPU is utime+stime from /proc per accepted move"
+        );
+        let _ = writeln!(
+            out,
+            "{:>5} | {:>11} | {:>9} {:>6} {:>7} {:>7} {:>9} | {:>9} {:>6} {:>7} {:>7} {:>9}",
+            "N", "raw store/s", "REST/s", "x raw", "p50 ms", "p99 ms", "µs CPU/mv", "gRPC/s", "x raw", "p50 ms", "p99 ms", "µs CPU/mv"
+        );
+        for row in &self.load {
+            let _ = write!(out, "{:>5} | {:>11}", row.concurrency, thousands(row.raw_store_appends_per_s));
+            for run in [&row.rest, &row.grpc] {
+                let _ = write!(
+                    out,
+                    " | {:>9} {:>5.2}x {:>7.2} {:>7.2} {:>9.0}",
+                    thousands(run.moves_per_s),
+                    run.moves_per_s / row.raw_store_appends_per_s,
+                    run.p50_ms,
+                    run.p99_ms,
+                    run.server_cpu_us_per_move
+                );
+            }
+            let _ = writeln!(out);
+        }
+        if let Some(row) = self.load.iter().find(|row| row.concurrency == TARGET_CONCURRENCY) {
+            let _ = writeln!(
+                out,
+                "targets at N={TARGET_CONCURRENCY}: REST {:.2}x raw store (target: >= 0.5x); REST {:.0} µs server CPU/move \
+                 (target: <= 70 µs); gRPC {:.2}x REST (target: >= 1x)",
+                row.rest.moves_per_s / row.raw_store_appends_per_s,
+                row.rest.server_cpu_us_per_move,
+                row.grpc.moves_per_s / row.rest.moves_per_s
+            );
+        }
+        let r = &self.reads;
+        let _ = writeln!(out);
+        let _ = writeln!(out, "reads: a finished {} match ({}), {} records, read as a spectator", r.kind, r.options, r.records);
+        let _ =
+            writeln!(out, "{:<44} {:>8} {:>6} {:>12} {:>12} {:>7}  target", "what", "records", "pages", "pages of 10", "one page", "ratio");
+        for (what, read) in [
+            ("events, finished game", &r.events),
+            ("steps, finished game", &r.steps),
+            ("events as seat 0, running game (half as long)", &r.running_events),
+        ] {
+            let _ = writeln!(
+                out,
+                "{what:<44} {:>8} {:>6} {:>9.2} ms {:>9.2} ms {:>6.2}x  <= 2x",
+                read.records, read.pages, read.paged_ms, read.one_page_ms, read.ratio
+            );
+        }
+        let _ = writeln!(
+            out,
+            "replay?at=N, N = 0, 25, …, {} ({} versions, fastest of 3 each): max {:.2} ms (N={}), median {:.2} ms  (target: <= 2 ms for any N)",
+            r.records - 1,
+            r.replay_points,
+            r.replay_max_ms,
+            r.replay_max_at,
+            r.replay_median_ms
+        );
+        let _ = writeln!(
+            out,
+            "server-side replay (POST /v1/verify of the export, median of 5): {:.2} ms, {} records/s  (target: >= 300,000 records/s)",
+            r.verify_ms,
+            thousands(r.verify_records_per_s)
+        );
+        out
+    }
+}
+
+/// An after/before comparison, figure by figure.
+#[derive(Serialize)]
+pub struct Ratio {
+    pub name: String,
+    pub before: f64,
+    pub after: f64,
+    /// `after / before`.
+    pub ratio: f64,
+    pub better: Better,
+}
+
+/// Ratios of every figure the two suites share.
+pub fn ratios(after: &Suite, before: &Suite) -> Vec<Ratio> {
+    let before = before.figures();
+    after
+        .figures()
+        .into_iter()
+        .filter_map(|a| {
+            let b = before.iter().find(|b| b.name == a.name)?;
+            Some(Ratio { ratio: a.value / b.value, name: a.name, before: b.value, after: a.value, better: a.better })
+        })
+        .collect()
+}
+
+/// The ratios as a table.
+pub fn ratio_table(ratios: &[Ratio]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "== after / before (same run) ==");
+    let _ = writeln!(out, "{:<48} {:>12} {:>12} {:>8}  better", "figure", "before", "after", "after/before");
+    for r in ratios {
+        let better = match r.better {
+            Better::Higher => "higher",
+            Better::Lower => "lower",
+        };
+        let _ = writeln!(out, "{:<48} {:>12} {:>12} {:>11.2}x  {better}", r.name, figure(r.before), figure(r.after), r.ratio);
+    }
+    out
+}
+
+/// A figure with a sensible number of digits.
+fn figure(value: f64) -> String {
+    if value.abs() >= 1000.0 { thousands(value) } else { format!("{value:.2}") }
+}
+
+/// `1234567.8` as `1,234,568`.
+fn thousands(value: f64) -> String {
+    if !value.is_finite() {
+        return format!("{value}");
+    }
+    let digits = format!("{:.0}", value.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if value < 0.0 { format!("-{out}") } else { out }
+}
