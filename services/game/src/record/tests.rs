@@ -249,20 +249,19 @@ fn real_games_seal_as_before() {
             seats: (0..players).map(|i| format!("Seat «{i}»")).collect(),
             seed_commitment: sha256_hex(&seed.0),
         });
-        let public = |game: &dyn crate::kinds::DynGame, effects: &[Value]| -> Vec<Value> {
-            effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect()
+        let public = |game: &crate::kinds::AnyGame, effects: &[crate::kinds::AnyEffect]| -> Vec<Value> {
+            effects.iter().map(|e| game.redact(e, Viewer::Spectator).to_json()).collect()
         };
-        let first = seal_both(0, "2026-11-22T00:00:00.000Z", &created, &public(new.game.as_ref(), &new.effects), &GENESIS);
+        let first = seal_both(0, "2026-11-22T00:00:00.000Z", &created, &public(&new.game, &new.effects), &GENESIS);
         let mut prev = first.hash_bytes().unwrap();
         let mut game = new.game;
         for seq in 1..200u64 {
             let Some(&seat) = game.status().to_move().first() else { break };
             let legal = game.legal_moves(seat);
             let mv = &legal[(seq as usize * 31) % legal.len()];
-            let applied = game.apply(seat, mv).unwrap();
-            let body =
-                RecordBody::Move(MoveRecord { seat, mv: applied.canonical_move, request_id: (seq % 3 == 0).then(|| format!("req-{seq}")) });
-            let record = seal_both(seq, "2026-11-22T00:00:01.000Z", &body, &public(game.as_ref(), &applied.effects), &prev);
+            let effects = game.apply(seat, mv).unwrap();
+            let body = RecordBody::Move(MoveRecord { seat, mv: mv.to_json(), request_id: (seq % 3 == 0).then(|| format!("req-{seq}")) });
+            let record = seal_both(seq, "2026-11-22T00:00:01.000Z", &body, &public(&game, &effects), &prev);
             prev = record.hash_bytes().unwrap();
         }
     }
