@@ -4,13 +4,16 @@
 //! took. Its figures are metrics.
 //!
 //! Configured at build time (`.cargo/config.toml`: background purging, 2
-//! arenas, a 1 s decay).
+//! arenas, a 1 s decay). Kept for speed too: against the system allocator
+//! (`--features system-allocator`, built only to compare) the load driver
+//! measured the figures in the README's "Speed".
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::gauge::ConstGauge;
 use tikv_jemalloc_ctl::{epoch, stats};
 
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
@@ -20,6 +23,11 @@ pub struct HeapStats;
 
 impl Collector for HeapStats {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        // Built with the system allocator (for comparison), there are no
+        // jemalloc figures to report.
+        if cfg!(feature = "system-allocator") {
+            return Ok(());
+        }
         // The figures are cached by jemalloc until its epoch advances.
         if epoch::advance().is_err() {
             return Ok(());

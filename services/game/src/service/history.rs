@@ -44,12 +44,17 @@ impl History {
     pub(super) fn build(records: &[Record], seed: &ludo_engine::Seed) -> Result<History, ReplayError> {
         let first = records.first().ok_or_else(|| ReplayError { seq: 0, reason: "the log is empty".into() })?;
         let (mut replayer, effects) = Replayer::start(first, seed)?;
-        let mut history = History { entries: vec![Entry { mv: None, effects }], snapshots: vec![replayer.game.clone()] };
+        let mut history = History::new(&replayer.game, effects);
         for record in &records[1..] {
             let (mv, effects) = replayer.step(record)?;
             history.push(mv.0, mv.1, effects, &replayer.game);
         }
         Ok(history)
+    }
+
+    /// The history of a game just set up, with its set-up's effects.
+    pub(super) fn new(game: &AnyGame, effects: Vec<AnyEffect>) -> History {
+        History { entries: vec![Entry { mv: None, effects }], snapshots: vec![game.clone()] }
     }
 
     /// Records kept (the game's version + 1).
@@ -93,5 +98,43 @@ impl History {
             game.apply(*seat, mv).map_err(|err| format!("record {seq} no longer applies: {err:?}"))?;
         }
         Ok(game)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ludo_engine::Seed;
+
+    use super::*;
+    use crate::kinds::KINDS;
+
+    /// Every hosted kind, played at random for more than a few snapshots'
+    /// worth of records: the game at each version is the state the game was
+    /// in then, and each record's effects are the ones it had.
+    #[test]
+    fn the_game_at_any_version_is_the_game_as_it_was_then() {
+        for kind in KINDS {
+            let new = kind.create(kind.min_players, &kind.default_options(), &Seed([3; 32])).expect("default set-up");
+            let mut game = new.game;
+            let mut history = History::new(&game, new.effects.clone());
+            let mut states = vec![game.clone()];
+            let mut effects = vec![new.effects];
+            for i in 0..(3 * SNAPSHOT_EVERY + 5) as usize {
+                let Some(&seat) = game.status().to_move().first() else { break };
+                let legal = game.legal_moves(seat);
+                let mv = legal[(i * 7 + 3) % legal.len()].clone();
+                let did = game.apply(seat, &mv).expect("a legal move applies");
+                history.push(seat, mv, did.clone(), &game);
+                states.push(game.clone());
+                effects.push(did);
+            }
+            assert!(history.len() > 2 * SNAPSHOT_EVERY, "{}: only {} records", kind.id, history.len());
+            for (at, state) in states.iter().enumerate() {
+                assert_eq!(history.game_at(at as u64).as_ref(), Ok(state), "{} at {at}", kind.id);
+                assert_eq!(history.effects(at as u64), effects[at].as_slice(), "{} effects of {at}", kind.id);
+            }
+            assert!(history.game_at(history.len()).is_err(), "past the end");
+            assert!(history.effects(history.len()).is_empty());
+        }
     }
 }
