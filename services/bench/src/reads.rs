@@ -48,6 +48,13 @@ pub struct PagedRead {
     pub one_page_ms: f64,
     /// `paged_ms / one_page_ms` (target: at most 2).
     pub ratio: f64,
+    /// The same client's round trip for the server's cheapest answer
+    /// (`GET /healthz`, median): what any request costs before the server
+    /// reads anything.
+    pub floor_ms: f64,
+    /// The ratio net of that floor: `(paged - pages × floor) / (one page -
+    /// floor)`, the server's work for the pages against its work for one.
+    pub net_ratio: f64,
 }
 
 /// Every read figure.
@@ -288,7 +295,25 @@ async fn paged_read(http: &reqwest::Client, url: &str, token: Option<&str>) -> R
         }
     }
     let (paged, whole) = (ms(median(paged)), ms(median(whole)));
-    Ok(PagedRead { records, pages, paged_ms: paged, one_page_ms: whole, ratio: paged / whole })
+    let floor = request_floor(http, url).await?;
+    let net_ratio = (paged - pages as f64 * floor) / (whole - floor);
+    Ok(PagedRead { records, pages, paged_ms: paged, one_page_ms: whole, ratio: paged / whole, floor_ms: floor, net_ratio })
+}
+
+/// Requests timed for the floor.
+const FLOOR_REQUESTS: usize = 200;
+
+/// The median round trip of `GET /healthz` on the server of `url`, in ms.
+async fn request_floor(http: &reqwest::Client, url: &str) -> Result<f64, String> {
+    let base = url.split("/v1/").next().unwrap_or(url);
+    let health = format!("{base}/healthz");
+    let mut times = Vec::with_capacity(FLOOR_REQUESTS);
+    for _ in 0..FLOOR_REQUESTS {
+        let started = Instant::now();
+        get(http, &health, None).await?;
+        times.push(started.elapsed());
+    }
+    Ok(ms(median(times)))
 }
 
 /// Follows `next_from` from 0 to the end: (records, pages).

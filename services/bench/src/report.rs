@@ -67,6 +67,7 @@ impl Suite {
             add(format!("{what}, pages of 10, ms"), read.paged_ms, Better::Lower);
             add(format!("{what}, one page, ms"), read.one_page_ms, Better::Lower);
             add(format!("{what}, paged / one page"), read.ratio, Better::Lower);
+            add(format!("{what}, paged / one page net of the request floor"), read.net_ratio, Better::Lower);
         }
         add("replay?at max ms".into(), r.replay_max_ms, Better::Lower);
         add("replay?at median ms".into(), r.replay_median_ms, Better::Lower);
@@ -116,8 +117,11 @@ impl Suite {
         let r = &self.reads;
         let _ = writeln!(out);
         let _ = writeln!(out, "reads: a finished {} match ({}), {} records, read as a spectator", r.kind, r.options, r.records);
-        let _ =
-            writeln!(out, "{:<44} {:>8} {:>6} {:>12} {:>12} {:>7}  target", "what", "records", "pages", "pages of 10", "one page", "ratio");
+        let _ = writeln!(
+            out,
+            "{:<44} {:>8} {:>6} {:>12} {:>12} {:>7}  target  {:>9} {:>9}",
+            "what", "records", "pages", "pages of 10", "one page", "ratio", "floor", "net ratio"
+        );
         for (what, read) in [
             ("events, finished game", &r.events),
             ("steps, finished game", &r.steps),
@@ -125,8 +129,8 @@ impl Suite {
         ] {
             let _ = writeln!(
                 out,
-                "{what:<44} {:>8} {:>6} {:>9.2} ms {:>9.2} ms {:>6.2}x  <= 2x",
-                read.records, read.pages, read.paged_ms, read.one_page_ms, read.ratio
+                "{what:<44} {:>8} {:>6} {:>9.2} ms {:>9.2} ms {:>6.2}x  <= 2x  {:>6.3} ms {:>8.2}x",
+                read.records, read.pages, read.paged_ms, read.one_page_ms, read.ratio, read.floor_ms, read.net_ratio
             );
         }
         let _ = writeln!(

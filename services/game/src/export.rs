@@ -29,7 +29,7 @@ use crate::kinds::{AnyEffect, AnyView};
 use utoipa::ToSchema;
 
 use crate::record::{GENESIS, Record, RecordBody, sha256_hex};
-use crate::replay::replay;
+use crate::replay::{Replayed, replay};
 
 /// The export format this version writes and reads.
 pub const EXPORT_FORMAT: &str = "ludotheque-export/1";
@@ -73,16 +73,17 @@ pub struct Revealed {
     pub effects: Vec<Value>,
 }
 
-/// The `revealed` lines of a log: one per record whose stored effects
-/// differ from `full`, its effects as the engine computed them.
+/// The `revealed` lines of a log: one per record whose stored effects hide
+/// part of what the engine computed, with its effects in full (`replayed`
+/// must have kept the effects).
 #[must_use]
-pub fn revealed(records: &[Record], full: &[Vec<AnyEffect>]) -> Vec<Revealed> {
+pub fn revealed(records: &[Record], replayed: &Replayed) -> Vec<Revealed> {
     records
         .iter()
-        .zip(full)
-        .map(|(record, full)| (record, full.iter().map(AnyEffect::to_json).collect::<Vec<_>>()))
-        .filter(|(record, full)| record.effects != *full)
-        .map(|(record, effects)| Revealed { revealed: record.seq, effects })
+        .zip(&replayed.effects)
+        .zip(&replayed.hid)
+        .filter(|(_, hid)| **hid)
+        .map(|((record, full), _)| Revealed { revealed: record.seq, effects: full.iter().map(AnyEffect::to_json).collect() })
         .collect()
 }
 
@@ -317,7 +318,7 @@ pub fn check(export: &[u8]) -> Verified {
             }
             if header.revealed.is_some() {
                 let first_line = header.records + 2;
-                let expected = revealed(&records, &replayed.effects);
+                let expected = revealed(&records, &replayed);
                 if let Err((line, seq, reason)) = check_revealed(&revealed_lines, &expected, first_line) {
                     return fail(report, line, seq, reason, &header);
                 }

@@ -25,6 +25,9 @@ pub struct Replayed {
     pub request_ids: HashMap<String, u64>,
     /// Every record's unredacted effects, by seq (only when asked for).
     pub effects: Vec<Vec<AnyEffect>>,
+    /// By seq: whether the record's stored (public) effects hide part of
+    /// what the engine computed (a dealt hand, a drawn card).
+    pub hid: Vec<bool>,
 }
 
 /// Why a log does not replay; `seq` is the first bad record.
@@ -53,6 +56,9 @@ pub struct Replayer {
     pub version: u64,
     /// Hash of the last applied record.
     pub last_hash: [u8; 32],
+    /// Whether the last applied record's stored effects hide part of what
+    /// the engine computed.
+    pub hid: bool,
 }
 
 impl Replayer {
@@ -77,8 +83,8 @@ impl Replayer {
         let new = kind
             .create(created.seats.len(), &created.options, seed)
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
-        check_effects(0, &new.game, &new.effects, &first.effects)?;
-        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash };
+        let hid = check_effects(0, &new.game, &new.effects, &first.effects)?;
+        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, hid };
         Ok((replayer, new.effects))
     }
 
@@ -108,7 +114,7 @@ impl Replayer {
             return Err(bad(seq, "the move is not in canonical form"));
         }
         let effects = self.game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        check_effects(seq, &self.game, &effects, &record.effects)?;
+        self.hid = check_effects(seq, &self.game, &effects, &record.effects)?;
         self.version = seq;
         self.last_hash = hash;
         Ok(((mv.seat, parsed), effects))
@@ -125,6 +131,8 @@ pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Rep
     let first = records.first().ok_or_else(|| bad(0, "the log is empty"))?;
     let (mut replayer, first_effects) = Replayer::start(first, seed)?;
     let mut effects = Vec::new();
+    let mut hid = Vec::with_capacity(records.len());
+    hid.push(replayer.hid);
     if keep_effects {
         effects.push(first_effects);
     }
@@ -134,19 +142,26 @@ pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Rep
         if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
             request_ids.insert(id.clone(), record.seq);
         }
+        hid.push(replayer.hid);
         if keep_effects {
             effects.push(applied);
         }
     }
-    Ok(Replayed { state: replayer, request_ids, effects })
+    Ok(Replayed { state: replayer, request_ids, effects, hid })
 }
 
-/// The stored effects are the spectator's view of the recomputed ones.
-fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], stored: &[Value]) -> Result<(), ReplayError> {
+/// The stored effects are the spectator's view of the recomputed ones;
+/// answers whether that view hides anything of them.
+fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], stored: &[Value]) -> Result<bool, ReplayError> {
+    let mut hid = false;
     let same = computed.len() == stored.len()
-        && computed.iter().zip(stored).all(|(computed, stored)| game.redact(computed, Viewer::Spectator).to_json() == *stored);
+        && computed.iter().zip(stored).all(|(computed, stored)| {
+            let public = game.redact(computed, Viewer::Spectator);
+            hid |= public != *computed;
+            public.to_json() == *stored
+        });
     if !same {
         return Err(bad(seq, "the recorded effects differ from what the engine computes"));
     }
-    Ok(())
+    Ok(hid)
 }

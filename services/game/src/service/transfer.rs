@@ -35,7 +35,7 @@ impl GameService {
             let records = parse_records(&slot.meta.id, stored.clone())?;
             let seed = slot.meta.secrets.seed.clone();
             // A whole replay: off the async workers.
-            let lines = blocking(move || replay(&records, &seed, true).map(|replayed| export::revealed(&records, &replayed.effects)));
+            let lines = blocking(move || replay(&records, &seed, true).map(|replayed| export::revealed(&records, &replayed)));
             Some(lines.await?.map_err(|err| corrupt(&slot.meta.id, err))?)
         } else {
             None
