@@ -66,7 +66,7 @@ impl History {
     /// left the game as `after`.
     pub(super) fn push(&mut self, seat: Seat, mv: AnyMove, effects: Vec<AnyEffect>, after: &AnyGame) {
         self.entries.push(Entry { mv: Some((seat, mv)), effects });
-        if (self.len() - 1) % SNAPSHOT_EVERY == 0 {
+        if (self.len() - 1).is_multiple_of(SNAPSHOT_EVERY) {
             self.snapshots.push(after.clone());
         }
     }

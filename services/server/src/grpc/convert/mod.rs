@@ -184,7 +184,7 @@ mod tests {
         for kind in KINDS {
             for players in kind.min_players..=kind.max_players {
                 for g in 0..games {
-                    let mut rng = 0x9E37_79B9_7F4A_7C15 ^ (g + 1) * 7919 + players as u64;
+                    let mut rng = 0x9E37_79B9_7F4A_7C15 ^ ((g + 1) * 7919 + players as u64);
                     let seed = Seed([g as u8 ^ players as u8; 32]);
                     let mut new = kind.create(players, &kind.default_options(), &seed).expect("default set-up");
                     check(&new.game, &[], &new.effects);
