@@ -196,12 +196,33 @@ macro_rules! hosted_games {
                     .map_err(|(field, reason)| ApplyError::Invalid { field, reason })
             }
 
+            /// Parses a recorded move of this game from its JSON text, with
+            /// no tree in between (a stored record's move: its error need
+            /// not name the field, the log is corrupt).
+            ///
+            /// # Errors
+            /// Why the text is not a move of this game.
+            pub fn parse_move_json(&self, json: &[u8]) -> Result<AnyMove, String> {
+                match self { $(AnyGame::$variant(_) => serde_json::from_slice(json).map(AnyMove::$variant),)* }
+                    .map_err(|e: serde_json::Error| e.to_string())
+            }
+
             /// Parses an effect of this game from its JSON shape.
             ///
             /// # Errors
             /// Why it is not an effect of this game.
             pub fn parse_effect(&self, json: &Value) -> Result<AnyEffect, String> {
                 match self { $(AnyGame::$variant(_) => serde::Deserialize::deserialize(json).map(AnyEffect::$variant),)* }
+                    .map_err(|e: serde_json::Error| e.to_string())
+            }
+
+            /// [`AnyGame::parse_effect`] from JSON text (a stored record's
+            /// effect), with no tree in between.
+            ///
+            /// # Errors
+            /// Why the text is not an effect of this game.
+            pub fn parse_effect_json(&self, json: &[u8]) -> Result<AnyEffect, String> {
+                match self { $(AnyGame::$variant(_) => serde_json::from_slice(json).map(AnyEffect::$variant),)* }
                     .map_err(|e: serde_json::Error| e.to_string())
             }
 

@@ -20,6 +20,7 @@
 //! than rewriting stored records.
 
 mod canonical;
+mod sorted;
 #[cfg(test)]
 mod tests;
 
@@ -30,10 +31,12 @@ use std::sync::Arc;
 use ludo_engine::Seat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 pub use canonical::canonical_json;
 use canonical::{write_canonical, write_str};
+pub(crate) use sorted::write_sorted;
 
 /// The record format written by this version.
 pub const FORMAT: u32 = 1;
@@ -57,17 +60,17 @@ pub struct Record {
     pub at: String,
     /// What the record says.
     pub body: RecordBody,
-    /// What the engine reported, as a spectator may see it at append time.
-    pub effects: Vec<Value>,
     /// Hex SHA-256 chaining this record to the previous one.
     pub hash: String,
     /// The bytes stored for this record.
     stored: Stored,
+    /// Where in the stored bytes each effect is: what the engine reported,
+    /// as a spectator may see it at append time (see [`Record::effects`]).
+    effects: Vec<Range<usize>>,
 }
 
 /// The content of a record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum RecordBody {
     /// Record 0: the game's set-up.
     GameCreated(GameCreated),
@@ -94,15 +97,40 @@ pub struct GameCreated {
 }
 
 /// An accepted move.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct MoveRecord {
     /// The seat that moved.
     pub seat: Seat,
-    /// The move, in the game's JSON shape.
-    #[serde(rename = "move")]
-    pub mv: Value,
+    /// The move, in the game's JSON shape, in canonical form: written so
+    /// by [`MoveRecord::new`], or read from checked canonical bytes.
+    mv: Box<RawValue>,
     /// The client's idempotency key, when it sent one.
     pub request_id: Option<String>,
+}
+
+impl MoveRecord {
+    /// The record of `seat`'s move `mv` (an engine's move, or JSON).
+    ///
+    /// # Errors
+    /// When the move does not serialize as JSON.
+    pub fn new<M: Serialize + ?Sized>(seat: Seat, mv: &M, request_id: Option<String>) -> Result<MoveRecord, serde_json::Error> {
+        let mut bytes = Vec::with_capacity(64);
+        write_sorted(mv, &mut bytes)?;
+        let text = String::from_utf8(bytes).expect("serde_json writes UTF-8");
+        Ok(MoveRecord { seat, mv: RawValue::from_string(text)?, request_id })
+    }
+
+    /// The move, as its canonical JSON text.
+    #[must_use]
+    pub fn move_json(&self) -> &str {
+        self.mv.get()
+    }
+}
+
+impl PartialEq for MoveRecord {
+    fn eq(&self, other: &Self) -> bool {
+        (self.seat, self.mv.get(), &self.request_id) == (other.seat, other.mv.get(), &other.request_id)
+    }
 }
 
 /// A record's stored bytes, with where its hash member sits in them.
@@ -152,7 +180,13 @@ const UNSEALED: &str = "00000000000000000000000000000000000000000000000000000000
 /// order of [`MOVE_KEYS`] and [`CREATED_KEYS`]: that order is the whole of
 /// the canonical form's key sorting at the top level, and the nested values
 /// go through [`write_canonical`].
-fn write_record(out: &mut Vec<u8>, format: u32, seq: u64, at: &str, body: &RecordBody, effects: &[Value], hash: &str) -> Range<usize> {
+fn write_record(
+    out: &mut Vec<u8>,
+    (format, seq, at): (u32, u64, &str),
+    body: &RecordBody,
+    hash: &str,
+    effects: impl FnOnce(&mut Vec<u8>) -> Result<Vec<Range<usize>>, serde_json::Error>,
+) -> Written {
     let number = |out: &mut Vec<u8>, n: u64| serde_json::to_writer(&mut *out, &n).expect("integers serialize");
     let hash_member = |out: &mut Vec<u8>| {
         let start = out.len();
@@ -164,12 +198,7 @@ fn write_record(out: &mut Vec<u8>, format: u32, seq: u64, at: &str, body: &Recor
     out.extend_from_slice(b"{\"at\":");
     write_str(at, out);
     out.extend_from_slice(b",\"effects\":[");
-    for (i, effect) in effects.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        write_canonical(effect, out);
-    }
+    let effects = effects(out)?;
     out.extend_from_slice(b"],\"format\":");
     number(out, u64::from(format));
     out.push(b',');
@@ -177,7 +206,8 @@ fn write_record(out: &mut Vec<u8>, format: u32, seq: u64, at: &str, body: &Recor
         RecordBody::Move(mv) => {
             let member = hash_member(out);
             out.extend_from_slice(b"\"move\":");
-            write_canonical(&mv.mv, out);
+            // Canonical already (see `MoveRecord::mv`).
+            out.extend_from_slice(mv.move_json().as_bytes());
             out.extend_from_slice(b",\"request_id\":");
             match &mv.request_id {
                 Some(id) => write_str(id, out),
@@ -216,18 +246,42 @@ fn write_record(out: &mut Vec<u8>, format: u32, seq: u64, at: &str, body: &Recor
         RecordBody::Move(_) => b",\"type\":\"move\"}",
         RecordBody::GameCreated(_) => b",\"type\":\"game_created\"}",
     });
-    member
+    Ok((member, effects))
+}
+
+/// Where [`write_record`] wrote the hash member and each effect.
+type Written = Result<(Range<usize>, Vec<Range<usize>>), serde_json::Error>;
+
+/// Writes `items` comma-separated, each with `write`, and answers where
+/// each went.
+fn write_list<T>(
+    items: &[T],
+    out: &mut Vec<u8>,
+    mut write: impl FnMut(&T, &mut Vec<u8>) -> Result<(), serde_json::Error>,
+) -> Result<Vec<Range<usize>>, serde_json::Error> {
+    let mut at = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
+        write(item, out)?;
+        at.push(start..out.len());
+    }
+    Ok(at)
 }
 
 /// A stored record as read, before its members are checked: no
 /// `#[serde(flatten)]`, which would buffer the whole record (its options
 /// and effects too) in an intermediate tree first.
 #[derive(Deserialize)]
-struct Read {
+struct Read<'a> {
     format: u32,
     seq: u64,
     at: String,
-    effects: Vec<Value>,
+    /// Borrowed from the bytes: each effect is kept as where it is in them.
+    #[serde(borrow)]
+    effects: Vec<&'a RawValue>,
     hash: String,
     #[serde(rename = "type")]
     record_type: RecordType,
@@ -239,9 +293,20 @@ struct Read {
     seats: Option<Vec<String>>,
     seed_commitment: Option<String>,
     seat: Option<Seat>,
-    #[serde(rename = "move", default)]
-    mv: Value,
+    #[serde(rename = "move", borrow, default)]
+    mv: Raw<'a>,
     request_id: Option<String>,
+}
+
+/// A member kept as raw JSON, `null` included (an `Option` would read
+/// `null` as absent).
+#[derive(Default)]
+struct Raw<'a>(Option<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(deserializer).map(|raw| Raw(Some(raw)))
+    }
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -258,16 +323,33 @@ fn required<T>(value: Option<T>, record_type: &str, key: &str) -> Result<T, Stri
 
 impl Record {
     /// Builds a record chained to `prev_hash`, writing its stored bytes.
-    #[must_use]
-    pub fn seal(seq: u64, at: String, body: RecordBody, effects: Vec<Value>, prev_hash: &[u8; 32]) -> Record {
+    /// The effects (an engine's, or JSON) are written in canonical form
+    /// straight from their type, with no JSON tree in between.
+    ///
+    /// # Errors
+    /// When an effect does not serialize as JSON.
+    pub fn seal<E: Serialize>(
+        seq: u64,
+        at: String,
+        body: RecordBody,
+        effects: &[E],
+        prev_hash: &[u8; 32],
+    ) -> Result<Record, serde_json::Error> {
         let mut bytes = Vec::with_capacity(512);
-        let hash_member = write_record(&mut bytes, FORMAT, seq, &at, &body, &effects, UNSEALED);
+        let (hash_member, effects) =
+            write_record(&mut bytes, (FORMAT, seq, &at), &body, UNSEALED, |out| write_list(effects, out, |e, out| write_sorted(e, out)))?;
         // The hash covers the bytes around its member, so it can go in
         // place of the placeholder afterwards.
         let hash = hex::encode(hash_around(prev_hash, &bytes, &hash_member));
         let hex_at = hash_member.start + br#""hash":""#.len();
         bytes[hex_at..hex_at + hash.len()].copy_from_slice(hash.as_bytes());
-        Record { format: FORMAT, seq, at, body, effects, hash, stored: Stored { bytes: bytes.into(), hash_member } }
+        Ok(Record { format: FORMAT, seq, at, body, hash, stored: Stored { bytes: bytes.into(), hash_member }, effects })
+    }
+
+    /// The record's effects, each as its canonical JSON bytes: what the
+    /// engine reported, as a spectator may see it at append time.
+    pub fn effects(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        self.effects.iter().map(|at| &self.stored.bytes[at.clone()])
     }
 
     /// The hash this record should carry after `prev_hash`: over its
@@ -335,7 +417,8 @@ impl Record {
         let hash_member = members[at].start..members[at + 1].start;
         let body = match read.record_type {
             RecordType::Move => {
-                RecordBody::Move(MoveRecord { seat: required(read.seat, name, "seat")?, mv: read.mv, request_id: read.request_id })
+                let mv = required(read.mv.0, name, "move")?.to_owned();
+                RecordBody::Move(MoveRecord { seat: required(read.seat, name, "seat")?, mv, request_id: read.request_id })
             }
             RecordType::GameCreated => RecordBody::GameCreated(GameCreated {
                 game_id: required(read.game_id, name, "game_id")?,
@@ -346,8 +429,18 @@ impl Record {
                 seed_commitment: required(read.seed_commitment, name, "seed_commitment")?,
             }),
         };
+        // Where each borrowed effect lies in `bytes`.
+        let base = bytes.as_ptr() as usize;
+        let effects = read
+            .effects
+            .iter()
+            .map(|raw| {
+                let start = raw.get().as_ptr() as usize - base;
+                start..start + raw.get().len()
+            })
+            .collect();
         let stored = Stored { bytes: bytes.into(), hash_member };
-        Ok(Record { format: read.format, seq: read.seq, at: read.at, body, effects: read.effects, hash: read.hash, stored })
+        Ok(Record { format: read.format, seq: read.seq, at: read.at, body, hash: read.hash, stored, effects })
     }
 
     /// Checks this record's place and hash in the chain.
@@ -358,11 +451,18 @@ impl Record {
         if self.seq != seq {
             return Err(format!("record says seq {} at position {seq}", self.seq));
         }
-        let stored = self.hash_bytes()?;
-        if stored != self.compute_hash(prev_hash) {
+        let computed = self.compute_hash(prev_hash);
+        // The stored hash is written in lower-case hex: compare it as text
+        // first, which is cheaper than decoding it.
+        let mut hex = [0u8; 64];
+        hex::encode_to_slice(computed, &mut hex).expect("64 hex digits hold 32 bytes");
+        if self.hash.as_bytes() == hex {
+            return Ok(computed);
+        }
+        if self.hash_bytes()? != computed {
             return Err("hash does not match the record's content and the previous hash".into());
         }
-        Ok(stored)
+        Ok(computed)
     }
 
     /// In debug builds, panics when the fields no longer say what the
@@ -370,9 +470,16 @@ impl Record {
     fn debug_assert_unedited(&self) {
         if cfg!(debug_assertions) {
             let mut written = Vec::with_capacity(self.stored.bytes.len());
-            write_record(&mut written, self.format, self.seq, &self.at, &self.body, &self.effects, &self.hash);
+            let bytes = &self.stored.bytes;
+            let (_, effects) = write_record(&mut written, (self.format, self.seq, &self.at), &self.body, &self.hash, |out| {
+                write_list(&self.effects, out, |at, out| {
+                    out.extend_from_slice(&bytes[at.clone()]);
+                    Ok(())
+                })
+            })
+            .expect("a record's own effects write");
             assert!(
-                *written == *self.stored.bytes,
+                *written == *self.stored.bytes && effects == self.effects,
                 "record {} was edited after it was sealed or read: its fields no longer say what its stored bytes say",
                 self.seq
             );

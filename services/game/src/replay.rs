@@ -11,10 +11,9 @@ use std::collections::HashMap;
 
 use ludo_engine::{Seat, Seed, Viewer};
 
-use serde_json::Value;
 
 use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, Kind};
-use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex};
+use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex, write_sorted};
 
 /// The state rebuilt from a whole log.
 #[derive(Debug)]
@@ -83,7 +82,7 @@ impl Replayer {
         let new = kind
             .create(created.seats.len(), &created.options, seed)
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
-        let hid = check_effects(0, &new.game, &new.effects, &first.effects)?;
+        let hid = check_effects(0, &new.game, &new.effects, first)?;
         let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, hid };
         Ok((replayer, new.effects))
     }
@@ -109,12 +108,16 @@ impl Replayer {
         let RecordBody::Move(mv) = &record.body else {
             return Err(bad(seq, "a game_created record after record 0"));
         };
-        let parsed = self.game.parse_move("move", &mv.mv).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        if parsed.to_json() != mv.mv {
+        let stored = mv.move_json().as_bytes();
+        let parsed = self.game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
+        // The move as the engine writes it must be the stored bytes: no
+        // member the engine ignores, none it would fill in.
+        let mut written = Vec::with_capacity(stored.len());
+        if write_sorted(&parsed, &mut written).is_err() || written != stored {
             return Err(bad(seq, "the move is not in canonical form"));
         }
         let effects = self.game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        self.hid = check_effects(seq, &self.game, &effects, &record.effects)?;
+        self.hid = check_effects(seq, &self.game, &effects, record)?;
         self.version = seq;
         self.last_hash = hash;
         Ok(((mv.seat, parsed), effects))
@@ -151,14 +154,18 @@ pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Rep
 }
 
 /// The stored effects are the spectator's view of the recomputed ones;
-/// answers whether that view hides anything of them.
-fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], stored: &[Value]) -> Result<bool, ReplayError> {
+/// answers whether that view hides anything of them. The view is written
+/// in canonical form and compared with the stored bytes.
+fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], record: &Record) -> Result<bool, ReplayError> {
     let mut hid = false;
+    let mut written = Vec::with_capacity(256);
+    let stored = record.effects();
     let same = computed.len() == stored.len()
         && computed.iter().zip(stored).all(|(computed, stored)| {
             let public = game.redact(computed, Viewer::Spectator);
             hid |= public != *computed;
-            public.to_json() == *stored
+            written.clear();
+            write_sorted(&public, &mut written).is_ok() && written == stored
         });
     if !same {
         return Err(bad(seq, "the recorded effects differ from what the engine computes"));

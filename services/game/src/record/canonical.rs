@@ -306,7 +306,7 @@ fn written_back(text: &[u8]) -> bool {
 
 /// A checked key as its text, to compare keys the way [`canonical_json`]
 /// sorts them. Keys rarely hold an escape, so this rarely allocates.
-fn unescaped(key: &[u8]) -> Cow<'_, [u8]> {
+pub(super) fn unescaped(key: &[u8]) -> Cow<'_, [u8]> {
     if !key.contains(&b'\\') {
         return Cow::Borrowed(key);
     }

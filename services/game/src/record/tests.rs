@@ -14,13 +14,52 @@ use crate::kinds::KINDS;
 mod reference {
     use super::*;
 
+    /// The old record body: the move as a JSON tree.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(tag = "type", rename_all = "snake_case")]
+    pub enum OldBody {
+        GameCreated(GameCreated),
+        Move(OldMove),
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldMove {
+        pub seat: Seat,
+        #[serde(rename = "move")]
+        pub mv: Value,
+        pub request_id: Option<String>,
+    }
+
+    impl OldBody {
+        /// The same body for the new implementation, which writes the move
+        /// from the tree it is given.
+        pub fn new_body(&self) -> RecordBody {
+            match self {
+                OldBody::GameCreated(created) => RecordBody::GameCreated(created.clone()),
+                OldBody::Move(m) => RecordBody::Move(MoveRecord::new(m.seat, &m.mv, m.request_id.clone()).unwrap()),
+            }
+        }
+
+        /// A new implementation's body, as the old one held it.
+        pub fn of(body: &RecordBody) -> OldBody {
+            match body {
+                RecordBody::GameCreated(created) => OldBody::GameCreated(created.clone()),
+                RecordBody::Move(m) => OldBody::Move(OldMove {
+                    seat: m.seat,
+                    mv: serde_json::from_str(m.move_json()).unwrap(),
+                    request_id: m.request_id.clone(),
+                }),
+            }
+        }
+    }
+
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     pub struct OldRecord {
         pub format: u32,
         pub seq: u64,
         pub at: String,
         #[serde(flatten)]
-        pub body: RecordBody,
+        pub body: OldBody,
         pub effects: Vec<Value>,
         pub hash: String,
     }
@@ -61,7 +100,7 @@ mod reference {
     }
 
     impl OldRecord {
-        pub fn seal(seq: u64, at: String, body: RecordBody, effects: Vec<Value>, prev_hash: &[u8; 32]) -> OldRecord {
+        pub fn seal(seq: u64, at: String, body: OldBody, effects: Vec<Value>, prev_hash: &[u8; 32]) -> OldRecord {
             let mut record = OldRecord { format: FORMAT, seq, at, body, effects, hash: String::new() };
             record.hash = hex::encode(record.compute_hash(prev_hash));
             record
@@ -93,16 +132,21 @@ mod reference {
     }
 }
 
-use reference::OldRecord;
+use reference::{OldBody, OldMove, OldRecord};
 
 fn same_content(new: &Record, old: &OldRecord) -> bool {
-    (new.format, new.seq, &new.at, &new.body, &new.effects, &new.hash) == (old.format, old.seq, &old.at, &old.body, &old.effects, &old.hash)
+    let effects: Vec<Value> = new.effects().map(|e| serde_json::from_slice(e).expect("a stored effect is JSON")).collect();
+    (new.format, new.seq, &new.at, &OldBody::of(&new.body), &effects, &new.hash)
+        == (old.format, old.seq, &old.at, &old.body, &old.effects, &old.hash)
 }
 
-/// Seals with both implementations and checks they agree on everything.
-fn seal_both(seq: u64, at: &str, body: &RecordBody, effects: &[Value], prev: &[u8; 32]) -> Record {
-    let new = Record::seal(seq, at.into(), body.clone(), effects.to_vec(), prev);
-    let old = OldRecord::seal(seq, at.into(), body.clone(), effects.to_vec(), prev);
+/// Seals with both implementations and checks they agree on everything:
+/// the new one writes the effects straight from their type, the old one
+/// through a JSON tree of them.
+fn seal_both<E: Serialize>(seq: u64, at: &str, body: &OldBody, effects: &[E], prev: &[u8; 32]) -> Record {
+    let new = Record::seal(seq, at.into(), body.new_body(), effects, prev).unwrap();
+    let trees = effects.iter().map(|e| serde_json::to_value(e).unwrap()).collect();
+    let old = OldRecord::seal(seq, at.into(), body.clone(), trees, prev);
     assert_eq!(String::from_utf8_lossy(new.bytes()), String::from_utf8_lossy(&old.to_bytes()));
     assert_eq!(new.hash, old.hash);
     assert_eq!(new.compute_hash(prev), old.compute_hash(prev));
@@ -160,14 +204,14 @@ fn value() -> impl Strategy<Value = Value> {
     })
 }
 
-fn body() -> impl Strategy<Value = RecordBody> {
+fn body() -> impl Strategy<Value = OldBody> {
     prop_oneof![
         (text(), text(), text(), value(), prop::collection::vec(text(), 0..5), text()).prop_map(
             |(game_id, kind, ruleset, options, seats, seed_commitment)| {
-                RecordBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, seed_commitment })
+                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, seed_commitment })
             }
         ),
-        (any::<u8>(), value(), prop::option::of(text())).prop_map(|(seat, mv, request_id)| RecordBody::Move(MoveRecord {
+        (any::<u8>(), value(), prop::option::of(text())).prop_map(|(seat, mv, request_id)| OldBody::Move(OldMove {
             seat: Seat(seat),
             mv,
             request_id
@@ -175,7 +219,7 @@ fn body() -> impl Strategy<Value = RecordBody> {
     ]
 }
 
-fn record() -> impl Strategy<Value = (u64, String, RecordBody, Vec<Value>, [u8; 32])> {
+fn record() -> impl Strategy<Value = (u64, String, OldBody, Vec<Value>, [u8; 32])> {
     (any::<u64>(), text(), body(), prop::collection::vec(value(), 0..5), any::<[u8; 32]>())
 }
 
@@ -217,7 +261,7 @@ proptest! {
 
     #[test]
     fn what_the_old_reader_refused_is_refused((seq, at, body, effects, prev) in record(), mutations in prop::collection::vec(mutation(), 1..4)) {
-        let sealed = Record::seal(seq, at, body, effects, &prev);
+        let sealed = Record::seal(seq, at, body.new_body(), &effects, &prev).unwrap();
         let mut bytes = sealed.to_bytes();
         for m in &mutations {
             bytes = mutate(&bytes, m);
@@ -241,7 +285,7 @@ fn real_games_seal_as_before() {
         let mut options = kind.default_options();
         options.as_object_mut().expect("options are an object").extend(kind.server_defaults());
         let new = kind.create(players, &options, &seed).unwrap();
-        let created = RecordBody::GameCreated(GameCreated {
+        let created = OldBody::GameCreated(GameCreated {
             game_id: "0f3c-…".into(),
             kind: kind.id.into(),
             ruleset: kind.ruleset.into(),
@@ -249,8 +293,8 @@ fn real_games_seal_as_before() {
             seats: (0..players).map(|i| format!("Seat «{i}»")).collect(),
             seed_commitment: sha256_hex(&seed.0),
         });
-        let public = |game: &crate::kinds::AnyGame, effects: &[crate::kinds::AnyEffect]| -> Vec<Value> {
-            effects.iter().map(|e| game.redact(e, Viewer::Spectator).to_json()).collect()
+        let public = |game: &crate::kinds::AnyGame, effects: &[crate::kinds::AnyEffect]| -> Vec<crate::kinds::AnyEffect> {
+            effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect()
         };
         let first = seal_both(0, "2026-11-22T00:00:00.000Z", &created, &public(&new.game, &new.effects), &GENESIS);
         let mut prev = first.hash_bytes().unwrap();
@@ -260,7 +304,11 @@ fn real_games_seal_as_before() {
             let legal = game.legal_moves(seat);
             let mv = &legal[(seq as usize * 31) % legal.len()];
             let effects = game.apply(seat, mv).unwrap();
-            let body = RecordBody::Move(MoveRecord { seat, mv: mv.to_json(), request_id: (seq % 3 == 0).then(|| format!("req-{seq}")) });
+            // The new implementation writes the engine's move from its type.
+            let request_id = (seq % 3 == 0).then(|| format!("req-{seq}"));
+            let new_body = RecordBody::Move(MoveRecord::new(seat, mv, request_id.clone()).unwrap());
+            let body = OldBody::Move(OldMove { seat, mv: mv.to_json(), request_id });
+            assert_eq!(new_body, body.new_body(), "the typed move writes the bytes its JSON tree writes");
             let record = seal_both(seq, "2026-11-22T00:00:01.000Z", &body, &public(&game, &effects), &prev);
             prev = record.hash_bytes().unwrap();
         }
@@ -276,12 +324,12 @@ fn created() -> Record {
         seats: vec!["Ann".into(), "Bob".into()],
         seed_commitment: "00".repeat(32),
     });
-    Record::seal(0, "2026-11-22T00:00:00.000Z".into(), body, vec![json!({"hash": "x"})], &GENESIS)
+    Record::seal(0, "2026-11-22T00:00:00.000Z".into(), body, &[json!({"hash": "x"})], &GENESIS).unwrap()
 }
 
 fn a_move(prev: &Record) -> Record {
-    let body = RecordBody::Move(MoveRecord { seat: Seat(1), mv: json!({"type": "keep_cardinal"}), request_id: Some("r1".into()) });
-    Record::seal(1, "2026-11-22T00:00:01.000Z".into(), body, vec![json!({"type": "x"})], &prev.hash_bytes().unwrap())
+    let body = RecordBody::Move(MoveRecord::new(Seat(1), &json!({"type": "keep_cardinal"}), Some("r1".into())).unwrap());
+    Record::seal(1, "2026-11-22T00:00:01.000Z".into(), body, &[json!({"type": "x"})], &prev.hash_bytes().unwrap()).unwrap()
 }
 
 #[test]
@@ -371,6 +419,6 @@ fn unknown_format_is_refused() {
 #[should_panic(expected = "edited after it was sealed or read")]
 fn an_edited_record_is_a_bug_debug_builds_catch() {
     let mut record = a_move(&created());
-    record.effects.clear();
+    record.at = "2000-01-01T00:00:00.000Z".into();
     let _ = record.verify_link(1, &GENESIS);
 }

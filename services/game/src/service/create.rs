@@ -143,9 +143,10 @@ impl GameService {
             seats: request.players.clone(),
             seed_commitment: secrets.seed_commitment(),
         };
-        let public: Vec<Value> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator).to_json()).collect();
+        let public: Vec<AnyEffect> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator)).collect();
         let at = timestamp(now);
-        let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), public, &GENESIS);
+        let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), &public, &GENESIS)
+            .map_err(|e| ServiceError::Internal(format!("the game's first record does not serialize: {e}")))?;
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
         let status = new.game.status();
         let meta = self.meta(id.clone(), stream, kind, &created, at.clone(), secrets);

@@ -428,10 +428,10 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
             kind: "move".into(),
             at: record.at,
             seat: Some(stored.seat),
-            mv: Some(game.parse_move("move", &stored.mv).map_err(|err| ServiceError::CorruptLog {
+            mv: Some(game.parse_move_json(stored.move_json().as_bytes()).map_err(|err| ServiceError::CorruptLog {
                 game: id.to_string(),
                 seq: record.seq,
-                reason: format!("the recorded move does not parse: {err:?}"),
+                reason: format!("the recorded move does not parse: {err}"),
             })?),
             request_id: stored.request_id,
             game: None,

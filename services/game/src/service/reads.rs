@@ -68,9 +68,8 @@ impl GameService {
                 .into_iter()
                 .map(|record| {
                     let effects = record
-                        .effects
-                        .iter()
-                        .map(|e| game.parse_effect(e))
+                        .effects()
+                        .map(|e| game.parse_effect_json(e))
                         .collect::<Result<Vec<_>, _>>()
                         .map_err(|reason| ServiceError::CorruptLog { game: slot.meta.id.clone(), seq: record.seq, reason })?;
                     event(game, &slot.meta.id, record, effects)

@@ -58,10 +58,14 @@ impl GameService {
         let mut game = current.game.clone();
         let effects = game.apply(seat, &mv).map_err(refused)?;
         let seq = current.version + 1;
-        let public: Vec<Value> = effects.iter().map(|e| game.redact(e, Viewer::Spectator).to_json()).collect();
-        let body = RecordBody::Move(MoveRecord { seat, mv: mv.to_json(), request_id: request.request_id.clone() });
+        let public: Vec<AnyEffect> = effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
+        let body = RecordBody::Move(
+            MoveRecord::new(seat, &mv, request.request_id.clone())
+                .map_err(|e| ServiceError::Internal(format!("the move does not serialize: {e}")))?,
+        );
         let at = timestamp(self.clock.now());
-        let record = Record::seal(seq, at.clone(), body, public, &writer.last_hash);
+        let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
+            .map_err(|e| ServiceError::Internal(format!("the move's record does not serialize: {e}")))?;
         let status = game.status();
         let summary = StoredSummary::of(&slot.meta, seq, &status, &at);
         // Watchers hear of the record once reads return it (when this drops).
