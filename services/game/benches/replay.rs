@@ -1,8 +1,9 @@
 //! Server-side replay: how many records a second the service turns back
 //! into a game, as `POST /v1/verify` does with an export (parse every line,
 //! check the chain and the canonical form, re-play every move and compare
-//! its effects with the stored ones, check the revealed lines) and as a
-//! cold load or a history does with records already read from the store.
+//! its effects with the stored ones, check the revealed lines), as a cold
+//! load does with the bytes the store returns (parse and check each
+//! record, then replay), and with records already parsed.
 //!
 //! The logs are sealed exactly as the service seals them, from fixed seeds
 //! and a fixed pseudo-random choice among the legal moves, so every run
@@ -97,6 +98,14 @@ fn replay_bench(c: &mut Criterion) {
         group.throughput(Throughput::Elements(records));
         group.bench_function(format!("{kind}/verify export ({records} records)"), |b| {
             b.iter(|| export::verify(std::hint::black_box(export)));
+        });
+        // What a cold load does with the bytes the store returns.
+        let stored: Vec<Vec<u8>> = verified.records.iter().map(Record::to_bytes).collect();
+        group.bench_function(format!("{kind}/load stored records ({records} records)"), |b| {
+            b.iter(|| {
+                let records: Vec<Record> = std::hint::black_box(&stored).iter().map(|bytes| Record::from_bytes(bytes).unwrap()).collect();
+                replay::replay(&records, &seed, false).expect("it replays")
+            });
         });
         group.bench_function(format!("{kind}/replay parsed records ({records} records)"), |b| {
             b.iter(|| replay::replay(std::hint::black_box(&verified.records), &seed, false).expect("it replays"));

@@ -271,50 +271,6 @@ fn write_list<T>(
     Ok(at)
 }
 
-/// A stored record as read, before its members are checked: no
-/// `#[serde(flatten)]`, which would buffer the whole record (its options
-/// and effects too) in an intermediate tree first.
-#[derive(Deserialize)]
-struct Read<'a> {
-    format: u32,
-    seq: u64,
-    at: String,
-    /// Borrowed from the bytes: each effect is kept as where it is in them.
-    #[serde(borrow)]
-    effects: Vec<&'a RawValue>,
-    hash: String,
-    #[serde(rename = "type")]
-    record_type: RecordType,
-    game_id: Option<String>,
-    kind: Option<String>,
-    ruleset: Option<String>,
-    #[serde(default)]
-    options: Value,
-    seats: Option<Vec<String>>,
-    seed_commitment: Option<String>,
-    seat: Option<Seat>,
-    #[serde(rename = "move", borrow, default)]
-    mv: Raw<'a>,
-    request_id: Option<String>,
-}
-
-/// A member kept as raw JSON, `null` included (an `Option` would read
-/// `null` as absent).
-#[derive(Default)]
-struct Raw<'a>(Option<&'a RawValue>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Raw<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <&'a RawValue>::deserialize(deserializer).map(|raw| Raw(Some(raw)))
-    }
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum RecordType {
-    GameCreated,
-    Move,
-}
 
 /// A member a record of its type must have, unless it is `null`.
 fn required<T>(value: Option<T>, record_type: &str, key: &str) -> Result<T, String> {
@@ -395,52 +351,65 @@ impl Record {
     /// the hash covers, and any other reader of the log (with any JSON
     /// parser) reads the same record, with no duplicate key or unknown
     /// member for parsers to disagree on. It is a single scan of the bytes
-    /// (`canonical::check_object`), cheaper than the parse.
+    /// (`canonical::check_object`), which also finds each member and each
+    /// effect, so the members are read from their own bytes and the
+    /// effects are not parsed at all.
     ///
     /// # Errors
     /// When the bytes are not a canonical record of a known format.
     pub fn from_bytes(bytes: &[u8]) -> Result<Record, String> {
-        let read: Read = serde_json::from_slice(bytes).map_err(|e| format!("unreadable record: {e}"))?;
-        if read.format != FORMAT {
-            return Err(format!("unknown record format {}", read.format));
-        }
+        // One scan checks the canonical form and says where every member,
+        // and every effect, is; each member's value is then read from its
+        // own bytes, the effects not at all (they are kept where they are).
         let members = canonical::check_object(bytes).map_err(|e| format!("record bytes are not in canonical form: {e}"))?;
-        let (keys, name): (&[&str], _) = match read.record_type {
-            RecordType::Move => (&MOVE_KEYS, "move"),
-            RecordType::GameCreated => (&CREATED_KEYS, "game_created"),
+        let member = |key: &str| members.iter().find(|m| m.key == key.as_bytes());
+        let (keys, name, is_move): (&[&str], _, _) = match member("type").map(|m| &bytes[m.value.clone()]) {
+            Some(br#""move""#) => (&MOVE_KEYS, "move", true),
+            Some(br#""game_created""#) => (&CREATED_KEYS, "game_created", false),
+            Some(other) => return Err(format!("unreadable record: unknown record type {}", String::from_utf8_lossy(other))),
+            None => return Err("unreadable record: no record type".into()),
         };
         if !members.iter().map(|m| m.key).eq(keys.iter().map(|k| k.as_bytes())) {
             return Err(format!("record bytes are not in canonical form: not the members of a {name} record"));
         }
+        // Every key is there (checked just above), in this order.
+        let at = |key: &str| &members[keys.iter().position(|&k| k == key).expect("a record key")];
+        let read = |key: &str| -> Result<&[u8], String> { Ok(&bytes[at(key).value.clone()]) };
+        fn parse<'a, T: Deserialize<'a>>(key: &str, value: &'a [u8]) -> Result<T, String> {
+            serde_json::from_slice(value).map_err(|e| format!("unreadable record: `{key}`: {e}"))
+        }
+        let format: u32 = parse("format", read("format")?)?;
+        if format != FORMAT {
+            return Err(format!("unknown record format {format}"));
+        }
+        let seq: u64 = parse("seq", read("seq")?)?;
+        let at_time: String = parse("at", read("at")?)?;
+        let hash: String = parse("hash", read("hash")?)?;
+        if !bytes[at("effects").value.clone()].starts_with(b"[") {
+            return Err("unreadable record: `effects` is not an array".into());
+        }
+        let effects = at("effects").items.clone();
         // Not the last member (`type` follows it), so its comma follows it.
-        let at = keys.iter().position(|&k| k == "hash").expect("records have a hash");
-        let hash_member = members[at].start..members[at + 1].start;
-        let body = match read.record_type {
-            RecordType::Move => {
-                let mv = required(read.mv.0, name, "move")?.to_owned();
-                RecordBody::Move(MoveRecord { seat: required(read.seat, name, "seat")?, mv, request_id: read.request_id })
-            }
-            RecordType::GameCreated => RecordBody::GameCreated(GameCreated {
-                game_id: required(read.game_id, name, "game_id")?,
-                kind: required(read.kind, name, "kind")?,
-                ruleset: required(read.ruleset, name, "ruleset")?,
-                options: read.options,
-                seats: required(read.seats, name, "seats")?,
-                seed_commitment: required(read.seed_commitment, name, "seed_commitment")?,
-            }),
-        };
-        // Where each borrowed effect lies in `bytes`.
-        let base = bytes.as_ptr() as usize;
-        let effects = read
-            .effects
-            .iter()
-            .map(|raw| {
-                let start = raw.get().as_ptr() as usize - base;
-                start..start + raw.get().len()
+        let hash_at = keys.iter().position(|&k| k == "hash").expect("records have a hash");
+        let hash_member = members[hash_at].start..members[hash_at + 1].start;
+        let body = if is_move {
+            let mv: Box<RawValue> = parse("move", read("move")?)?;
+            let seat: Option<Seat> = parse("seat", read("seat")?)?;
+            let request_id: Option<String> = parse("request_id", read("request_id")?)?;
+            RecordBody::Move(MoveRecord { seat: required(seat, name, "seat")?, mv, request_id })
+        } else {
+            let text = |key: &str| -> Result<String, String> { required(parse::<Option<String>>(key, read(key)?)?, name, key) };
+            RecordBody::GameCreated(GameCreated {
+                game_id: text("game_id")?,
+                kind: text("kind")?,
+                ruleset: text("ruleset")?,
+                options: parse("options", read("options")?)?,
+                seats: required(parse("seats", read("seats")?)?, name, "seats")?,
+                seed_commitment: text("seed_commitment")?,
             })
-            .collect();
+        };
         let stored = Stored { bytes: bytes.into(), hash_member };
-        Ok(Record { format: read.format, seq: read.seq, at: read.at, body, hash: read.hash, stored, effects })
+        Ok(Record { format, seq, at: at_time, body, hash, stored, effects })
     }
 
     /// Checks this record's place and hash in the chain.

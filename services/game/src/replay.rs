@@ -58,6 +58,9 @@ pub struct Replayer {
     /// Whether the last applied record's stored effects hide part of what
     /// the engine computed.
     pub hid: bool,
+    /// Where moves and effects are written to compare them with the stored
+    /// bytes (kept to reuse its allocation).
+    scratch: Vec<u8>,
 }
 
 impl Replayer {
@@ -82,9 +85,17 @@ impl Replayer {
         let new = kind
             .create(created.seats.len(), &created.options, seed)
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
-        let hid = check_effects(0, &new.game, &new.effects, first)?;
-        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, hid };
+        let mut scratch = Vec::with_capacity(512);
+        let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
+        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, hid, scratch };
         Ok((replayer, new.effects))
+    }
+
+    /// A replayer that goes on from a game already at `version`, whose
+    /// record has hash `last_hash` (a snapshot, say).
+    #[must_use]
+    pub fn resume(kind: &'static Kind, created: GameCreated, game: AnyGame, version: u64, last_hash: [u8; 32]) -> Replayer {
+        Replayer { kind, created, game, version, last_hash, hid: false, scratch: Vec::with_capacity(512) }
     }
 
     /// Applies the next record and returns its unredacted effects.
@@ -112,12 +123,12 @@ impl Replayer {
         let parsed = self.game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
         // The move as the engine writes it must be the stored bytes: no
         // member the engine ignores, none it would fill in.
-        let mut written = Vec::with_capacity(stored.len());
-        if write_sorted(&parsed, &mut written).is_err() || written != stored {
+        self.scratch.clear();
+        if write_sorted(&parsed, &mut self.scratch).is_err() || self.scratch != stored {
             return Err(bad(seq, "the move is not in canonical form"));
         }
         let effects = self.game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        self.hid = check_effects(seq, &self.game, &effects, record)?;
+        self.hid = check_effects(seq, &self.game, &effects, record, &mut self.scratch)?;
         self.version = seq;
         self.last_hash = hash;
         Ok(((mv.seat, parsed), effects))
@@ -156,16 +167,15 @@ pub fn replay(records: &[Record], seed: &Seed, keep_effects: bool) -> Result<Rep
 /// The stored effects are the spectator's view of the recomputed ones;
 /// answers whether that view hides anything of them. The view is written
 /// in canonical form and compared with the stored bytes.
-fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], record: &Record) -> Result<bool, ReplayError> {
+fn check_effects(seq: u64, game: &AnyGame, computed: &[AnyEffect], record: &Record, written: &mut Vec<u8>) -> Result<bool, ReplayError> {
     let mut hid = false;
-    let mut written = Vec::with_capacity(256);
     let stored = record.effects();
     let same = computed.len() == stored.len()
         && computed.iter().zip(stored).all(|(computed, stored)| {
             let public = game.redact(computed, Viewer::Spectator);
             hid |= public != *computed;
             written.clear();
-            write_sorted(&public, &mut written).is_ok() && written == stored
+            write_sorted(&public, written).is_ok() && *written == stored
         });
     if !same {
         return Err(bad(seq, "the recorded effects differ from what the engine computes"));

@@ -78,6 +78,10 @@ pub(super) struct Member<'a> {
     pub start: usize,
     /// Just past the member's value.
     pub end: usize,
+    /// Where the member's value is.
+    pub value: std::ops::Range<usize>,
+    /// Where each item of the value is, when it is an array.
+    pub items: Vec<std::ops::Range<usize>>,
 }
 
 /// Why bytes are not canonical, and where.
@@ -141,7 +145,7 @@ impl<'a> Scanner<'a> {
     fn value(&mut self, depth: usize) -> Result<(), NotCanonical> {
         match self.peek() {
             Some(b'{') => self.object(depth + 1, None),
-            Some(b'[') => self.array(depth + 1),
+            Some(b'[') => self.array(depth + 1, None),
             Some(b'"') => self.string().map(drop),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
@@ -178,9 +182,18 @@ impl<'a> Scanner<'a> {
                 return self.fault("no `:` right after an object key");
             }
             self.at += 1;
-            self.value(depth)?;
-            if let Some(members) = members.as_deref_mut() {
-                members.push(Member { key, start, end: self.at });
+            let value = self.at;
+            match members.as_deref_mut() {
+                Some(members) => {
+                    let mut items = Vec::new();
+                    if self.peek() == Some(b'[') {
+                        self.array(depth + 1, Some(&mut items))?;
+                    } else {
+                        self.value(depth)?;
+                    }
+                    members.push(Member { key, start, end: self.at, value: value..self.at, items });
+                }
+                None => self.value(depth)?,
             }
             match self.peek() {
                 Some(b',') => self.at += 1,
@@ -193,8 +206,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// At `[`: the array.
-    fn array(&mut self, depth: usize) -> Result<(), NotCanonical> {
+    /// At `[`: the array, where each item is pushed to `items` when given.
+    fn array(&mut self, depth: usize, mut items: Option<&mut Vec<std::ops::Range<usize>>>) -> Result<(), NotCanonical> {
         if depth > MAX_DEPTH {
             return self.fault("nested too deep");
         }
@@ -204,7 +217,11 @@ impl<'a> Scanner<'a> {
             return Ok(());
         }
         loop {
+            let item = self.at;
             self.value(depth)?;
+            if let Some(items) = items.as_deref_mut() {
+                items.push(item..self.at);
+            }
             match self.peek() {
                 Some(b',') => self.at += 1,
                 Some(b']') => {
@@ -356,6 +373,14 @@ mod tests {
         let members = check_object(text.as_bytes()).unwrap();
         let spans: Vec<(&str, &str)> = members.iter().map(|m| (std::str::from_utf8(m.key).unwrap(), &text[m.start..m.end])).collect();
         assert_eq!(spans, [("a", r#""a":{"hash":1}"#), ("hash", r#""hash":"x""#), ("z", r#""z":[]"#)]);
+        let values: Vec<&str> = members.iter().map(|m| &text[m.value.clone()]).collect();
+        assert_eq!(values, [r#"{"hash":1}"#, r#""x""#, "[]"]);
+        assert!(members.iter().all(|m| m.items.is_empty()));
+
+        let text = r#"{"e":[{"a":[1,2]},[],"x",3],"f":[]}"#;
+        let members = check_object(text.as_bytes()).unwrap();
+        let items: Vec<&str> = members[0].items.iter().map(|at| &text[at.clone()]).collect();
+        assert_eq!(items, [r#"{"a":[1,2]}"#, "[]", r#""x""#, "3"], "only the top-level array's own items");
     }
 
     #[test]

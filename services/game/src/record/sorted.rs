@@ -184,25 +184,21 @@ impl Formatter for Sorting<'_> {
         let mut object = std::mem::take(&mut self.open[self.depth - 1]);
         self.depth -= 1;
         let Object { buf, members } = &mut object;
-        let key = |member: &(Range<usize>, Range<usize>)| unescaped(&buf[member.0.start + 1..member.0.end - 1]);
+        // Keys are compared as their text: the written key without its
+        // quotes, unless it holds an escape (rare: field names never do).
+        let written = |member: &(Range<usize>, Range<usize>)| &buf[member.0.start + 1..member.0.end - 1];
+        if members.iter().any(|member| written(member).contains(&b'\\')) {
+            members.sort_by(|a, b| unescaped(written(a)).cmp(&unescaped(written(b))));
+        } else if !members.is_sorted_by(|a, b| written(a) < written(b)) {
+            members.sort_unstable_by(|a, b| written(a).cmp(written(b)));
+        }
         let out = self.target();
         out.push(b'{');
-        if members.windows(2).all(|pair| key(&pair[0]) < key(&pair[1])) {
-            // Already in order (members are written without commas).
-            for (i, (_, member)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(&buf[member.clone()]);
+        for (i, (_, member)) in members.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
             }
-        } else {
-            members.sort_by(|a, b| key(a).cmp(&key(b)));
-            for (i, (_, member)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(&buf[member.clone()]);
-            }
+            out.extend_from_slice(&buf[member.clone()]);
         }
         out.push(b'}');
         self.open[self.depth] = object;
