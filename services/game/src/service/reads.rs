@@ -52,6 +52,10 @@ impl GameService {
     /// `not_found`, `unauthorized`, storage and corruption errors.
     pub async fn events(&self, id: &GameId, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
         let slot = self.slot(id).await?;
+        self.events_of(&slot, token, from, limit).await
+    }
+
+    async fn events_of(&self, slot: &Arc<Slot>, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
         let viewer = slot.viewer(token)?;
         let current = slot.current();
         let limit = limit.clamp(1, MAX_PAGE) as u64;
@@ -59,7 +63,7 @@ impl GameService {
             return Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events: vec![], next_from: None });
         }
         let to = (from + limit).min(current.version + 1);
-        let records = self.records(&slot, from, Some(to)).await?;
+        let records = self.records(slot, from, Some(to)).await?;
         let seen_as = effective(viewer, &current.status);
         let game = &current.game;
         let events = if seen_as == Viewer::Spectator {
@@ -78,7 +82,7 @@ impl GameService {
         } else {
             // Anyone else may see more: the kept unredacted effects, redacted
             // against the game as it is now.
-            self.ensure_history(&slot).await?;
+            self.ensure_history(slot).await?;
             let effects: Vec<Vec<AnyEffect>> = {
                 let history = slot.history.read().expect("history lock");
                 let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
@@ -100,8 +104,8 @@ impl GameService {
     /// # Errors
     /// `not_found`, `unauthorized`, storage and corruption errors.
     pub async fn steps(&self, id: &GameId, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
-        let page = self.events(id, token, from, limit).await?;
         let slot = self.slot(id).await?;
+        let page = self.events_of(&slot, token, from, limit).await?;
         let seats = &slot.meta.seats;
         let current = slot.current();
         let game = &current.game;
