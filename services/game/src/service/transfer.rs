@@ -55,14 +55,27 @@ impl GameService {
         Ok(export::write(&header, &raw, revealed.as_deref().unwrap_or_default()))
     }
 
+    /// Verifies an export (see [`export::verify`]) off the async workers:
+    /// it re-plays the whole game.
+    ///
+    /// # Errors
+    /// Only when the blocking task itself fails; a bad export is a report
+    /// that says so.
+    pub async fn verify(&self, bytes: impl Into<Vec<u8>>) -> Result<export::VerifyReport, ServiceError> {
+        let bytes = bytes.into();
+        blocking(move || export::verify(&bytes)).await
+    }
+
     /// Imports a finished game's export after verifying it; the game keeps
     /// its id and replays identically. It has no seat tokens: it is over.
     ///
     /// # Errors
     /// `invalid_export` naming the first bad line, `invalid_input` for a
     /// running game's export (it has no seed to re-play with), `game_exists`.
-    pub async fn import(&self, bytes: &[u8]) -> Result<ImportedGame, ServiceError> {
-        let verified = export::check(bytes);
+    pub async fn import(&self, bytes: impl Into<Vec<u8>>) -> Result<ImportedGame, ServiceError> {
+        let bytes = bytes.into();
+        // A whole replay: off the async workers.
+        let verified = blocking(move || export::check(&bytes)).await?;
         if let Some(fault) = verified.report.fault {
             return Err(ServiceError::InvalidExport { line: fault.line, seq: fault.seq, reason: fault.reason });
         }

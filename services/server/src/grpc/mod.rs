@@ -316,11 +316,12 @@ impl Ludo for Api {
     }
 
     async fn verify_game(&self, request: Request<pb::VerifyGameRequest>) -> Result<Response<pb::VerifyReport>, Status> {
-        Ok(Response::new(verify_report(ludo_game::export::verify(&request.get_ref().export))?))
+        let report = self.service.verify(request.into_inner().export).await.map_err(from_service)?;
+        Ok(Response::new(verify_report(report)?))
     }
 
     async fn import_game(&self, request: Request<pb::ImportGameRequest>) -> Result<Response<pb::ImportGameResponse>, Status> {
-        let imported = self.service.import(&request.get_ref().export).await.map_err(from_service)?;
+        let imported = self.service.import(request.into_inner().export).await.map_err(from_service)?;
         Ok(Response::new(pb::ImportGameResponse {
             status: Some(status_out(&imported.status)),
             id: imported.id,

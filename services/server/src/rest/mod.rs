@@ -299,8 +299,8 @@ async fn export_game(State(app): State<AppState>, caller: Caller, GamePath(id): 
     request_body(content = String, description = "An export (JSON Lines)", content_type = "application/x-ndjson"),
     responses((status = 200, description = "The verification report; `valid` says whether the export checks out", body = VerifyReport))
 )]
-async fn verify_export(RawBody(body): RawBody) -> Json<VerifyReport> {
-    Json(ludo_game::export::verify(&body))
+async fn verify_export(State(app): State<AppState>, RawBody(body): RawBody) -> Result<Json<VerifyReport>> {
+    Ok(Json(app.service.verify(body).await?))
 }
 
 /// Imports a finished game's export after verifying it. The game keeps its
@@ -316,7 +316,7 @@ async fn verify_export(RawBody(body): RawBody) -> Json<VerifyReport> {
     )
 )]
 async fn import_game(State(app): State<AppState>, RawBody(body): RawBody) -> Result<impl IntoResponse> {
-    let imported = app.service.import(&body).await?;
+    let imported = app.service.import(body).await?;
     let location = format!("/v1/games/{}", imported.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(imported)))
 }
