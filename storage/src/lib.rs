@@ -6,6 +6,8 @@
 //!   sealed at creation, notices of durable appends, graceful close).
 //! - [`SledStore`] is the embedded default: sled, one dedicated writer thread,
 //!   group commit (concurrent appends share one flush).
+//! - [`PgStore`] keeps the streams in a PostgreSQL database that any number
+//!   of servers share.
 //! - [`MemoryStore`] has the same semantics without a disk, for tests.
 //!
 //! Keys are built in [`key`]: stream id ‖ big-endian seq, so sled's byte order
@@ -20,6 +22,7 @@
 mod contract;
 pub mod key;
 mod memory;
+mod postgres;
 mod sled_store;
 
 pub use contract::{
@@ -27,4 +30,5 @@ pub use contract::{
 };
 pub use key::{RecordKey, StreamId};
 pub use memory::MemoryStore;
+pub use postgres::{MIGRATIONS, NOTIFY_CHANNEL, PgOptions, PgStore, schema_version};
 pub use sled_store::{Durability, RECOVERY_INTERVAL, SledOptions, SledStore};

@@ -3,30 +3,44 @@
 mod common;
 
 use common::{record, records, stream};
-use ludo_storage::{AppendRequest, Appended, Durability, EventStore, MemoryStore, SledOptions, SledStore, StoreError, StreamId};
+use common::postgres::Cluster;
+use ludo_storage::{
+    AppendRequest, Appended, Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore, StoreError, StreamId,
+};
 
-/// A store under test, with the directory it lives in (dropped after it).
+/// A store under test, with what it lives in (dropped after it: fields
+/// drop in order).
 struct Opened {
     store: Box<dyn EventStore>,
     _dir: Option<tempfile::TempDir>,
+    _cluster: Option<Cluster>,
 }
 
-fn memory() -> Opened {
-    Opened { store: Box::new(MemoryStore::new()), _dir: None }
+fn memory() -> Option<Opened> {
+    Some(Opened { store: Box::new(MemoryStore::new()), _dir: None, _cluster: None })
 }
 
-fn sled_with(durability: Durability) -> Opened {
+fn sled_with(durability: Durability) -> Option<Opened> {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = SledStore::open(dir.path(), SledOptions { durability }).expect("open sled");
-    Opened { store: Box::new(store), _dir: Some(dir) }
+    Some(Opened { store: Box::new(store), _dir: Some(dir), _cluster: None })
 }
 
-fn sled() -> Opened {
+fn sled() -> Option<Opened> {
     sled_with(Durability::Flush)
 }
 
-fn sled_fsync() -> Opened {
+fn sled_fsync() -> Option<Opened> {
     sled_with(Durability::Fsync)
+}
+
+/// A PostgreSQL store in a fresh database of its own throwaway cluster
+/// (`None`: this machine has no PostgreSQL, and the test skips).
+fn postgres() -> Option<Opened> {
+    let cluster = Cluster::start()?;
+    let url = cluster.new_database("conformance");
+    let store = PgStore::connect(&url, &PgOptions { pool_size: 8 }).expect("connect to the test database");
+    Some(Opened { store: Box::new(store), _dir: None, _cluster: Some(cluster) })
 }
 
 /// The suite: every check takes any store.
@@ -333,43 +347,53 @@ macro_rules! conformance {
 
             #[test]
             fn append_and_read_ranges() {
-                suite::append_and_read_ranges(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::append_and_read_ranges(&*opened.store);
             }
             #[test]
             fn a_wrong_expected_next_conflicts_and_changes_nothing() {
-                suite::a_wrong_expected_next_conflicts_and_changes_nothing(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::a_wrong_expected_next_conflicts_and_changes_nothing(&*opened.store);
             }
             #[test]
             fn invalid_requests_are_refused() {
-                suite::invalid_requests_are_refused(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::invalid_requests_are_refused(&*opened.store);
             }
             #[test]
             fn racing_appends_exactly_one_wins() {
-                suite::racing_appends_exactly_one_wins(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::racing_appends_exactly_one_wins(&*opened.store);
             }
             #[test]
             fn sealed_data_only_on_creation() {
-                suite::sealed_data_only_on_creation(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::sealed_data_only_on_creation(&*opened.store);
             }
             #[test]
             fn list_streams_in_byte_order_with_pagination() {
-                suite::list_streams_in_byte_order_with_pagination(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::list_streams_in_byte_order_with_pagination(&*opened.store);
             }
             #[test]
             fn subscribers_receive_every_notice_in_order() {
-                suite::subscribers_receive_every_notice_in_order(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::subscribers_receive_every_notice_in_order(&*opened.store);
             }
             #[test]
             fn close_then_everything_is_closed() {
-                suite::close_then_everything_is_closed(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::close_then_everything_is_closed(&*opened.store);
             }
             #[test]
             fn summaries_describe_the_stream_as_it_is() {
-                suite::summaries_describe_the_stream_as_it_is(&*$open.store);
+                let Some(opened) = $open else { return };
+                suite::summaries_describe_the_stream_as_it_is(&*opened.store);
             }
             #[tokio::test]
             async fn pending_appends_can_be_awaited() {
-                suite::pending_appends_can_be_awaited(&*$open.store).await;
+                let Some(opened) = $open else { return };
+                suite::pending_appends_can_be_awaited(&*opened.store).await;
             }
         }
     };
@@ -378,3 +402,4 @@ macro_rules! conformance {
 conformance!(memory_store, memory());
 conformance!(sled_store, sled());
 conformance!(sled_store_fsync, sled_fsync());
+conformance!(postgres_store, postgres());

@@ -29,3 +29,5 @@ pub fn record(stream: StreamId, seq: u64) -> Vec<u8> {
 pub fn records(stream: StreamId, from: u64, to: u64) -> Vec<Vec<u8>> {
     (from..to).map(|seq| record(stream, seq)).collect()
 }
+
+pub mod postgres;

@@ -1,0 +1,469 @@
+//! The PostgreSQL backend: one database shared by any number of servers.
+//!
+//! # Tables (schema version 1)
+//! - `ludo_streams`: one row per stream (game): its id, its record count
+//!   (`next_seq`), its current summary and its sealed side data.
+//! - `ludo_records`: one row per record, keyed `(stream, seq)`.
+//!
+//! # An append is one transaction
+//! A creating append inserts the stream's row (`ON CONFLICT DO NOTHING`: a
+//! second creator finds the row there and reports a conflict); any other
+//! append moves the row from `next_seq = expected` to its new length with an
+//! `UPDATE … WHERE next_seq = expected`, which takes the row's lock, so two
+//! writers racing on one stream are serialized and the second finds the
+//! count moved and reports a conflict with the committed length. The
+//! records then go in under the `(stream, seq)` primary key, which would
+//! refuse a seq written twice even if the row check were bypassed. The
+//! summary and the sealed data are written in the same transaction. The
+//! append resolves after the commit, so an acknowledged record is durable
+//! as PostgreSQL's `synchronous_commit` makes it (on by default).
+//!
+//! # Notices
+//! A notice is sent to this process's subscribers after each commit, before
+//! the append resolves, as the other backends do; it is also published with
+//! `pg_notify` in the transaction, so other servers on the same database can
+//! hear it (see the channel [`NOTIFY_CHANNEL`]).
+//!
+//! # Threads
+//! The store owns a small tokio runtime ("ludo-pg" threads) on which its
+//! connections live and its queries run. Async callers await them from any
+//! runtime; the `*_blocking` calls and the synchronous ones of the contract
+//! wait for them on the calling thread, from anywhere.
+//!
+//! # Schema migrations
+//! [`PgStore::connect`] applies what is missing of [`MIGRATIONS`] under an
+//! advisory lock (several servers may start at once), and refuses a
+//! database whose schema is newer than this build knows.
+
+use std::future::Future;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio::sync::{broadcast, oneshot};
+use tokio_postgres::NoTls;
+use tokio_postgres::error::SqlState;
+
+use crate::contract::{
+    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
+    closed_receiver,
+};
+use crate::key::StreamId;
+
+/// The `LISTEN`/`NOTIFY` channel on which appends are published.
+pub const NOTIFY_CHANNEL: &str = "ludo_appended";
+
+/// Schema migrations, in order: migration `i` brings the schema to version
+/// `i + 1`. Applied ones are never edited; a change is a new migration.
+pub const MIGRATIONS: &[&str] = &[r"
+    CREATE TABLE ludo_streams (
+        stream   bytea  PRIMARY KEY CHECK (length(stream) = 16),
+        next_seq bigint NOT NULL CHECK (next_seq > 0),
+        summary  bytea,
+        sealed   bytea
+    );
+    CREATE TABLE ludo_records (
+        stream bytea  NOT NULL REFERENCES ludo_streams (stream),
+        seq    bigint NOT NULL CHECK (seq >= 0),
+        bytes  bytea  NOT NULL,
+        PRIMARY KEY (stream, seq)
+    );
+"];
+
+/// The schema version this build writes and reads.
+#[must_use]
+pub fn schema_version() -> i32 {
+    i32::try_from(MIGRATIONS.len()).expect("a handful of migrations")
+}
+
+/// How to connect.
+#[derive(Clone, Debug)]
+pub struct PgOptions {
+    /// Connections kept open at most.
+    pub pool_size: usize,
+}
+
+impl Default for PgOptions {
+    fn default() -> Self {
+        PgOptions { pool_size: 16 }
+    }
+}
+
+/// An event store in a PostgreSQL database.
+pub struct PgStore {
+    runtime: Option<tokio::runtime::Runtime>,
+    handle: tokio::runtime::Handle,
+    pool: Pool,
+    notices: Mutex<Option<broadcast::Sender<Appended>>>,
+    closed: AtomicBool,
+    /// Why the database cannot be reached, while it cannot.
+    unavailable: Arc<Mutex<Option<String>>>,
+    counters: Arc<Counters>,
+}
+
+/// Appends and records acknowledged.
+#[derive(Default)]
+struct Counters {
+    appends: AtomicU64,
+    records: AtomicU64,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore").field("pool", &self.pool.status()).field("closed", &self.closed).finish_non_exhaustive()
+    }
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://user@host:port/db`),
+    /// applies the missing schema migrations, and answers the store.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a URL that is not a PostgreSQL one;
+    /// [`StoreError::Unavailable`] when the database cannot be reached;
+    /// [`StoreError::Backend`] when the schema is newer than this build's
+    /// or a migration fails.
+    pub fn connect(url: &str, options: &PgOptions) -> Result<PgStore, StoreError> {
+        let config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Invalid(format!("not a PostgreSQL URL: {e}")))?;
+        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size.max(1))
+            .runtime(deadpool_postgres::Runtime::Tokio1)
+            .build()
+            .map_err(|e| StoreError::Invalid(format!("connection pool: {e}")))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ludo-pg")
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Backend(format!("cannot start the PostgreSQL runtime: {e}")))?;
+        let store = PgStore {
+            handle: runtime.handle().clone(),
+            runtime: Some(runtime),
+            pool,
+            notices: Mutex::new(Some(broadcast::channel(NOTICE_BUFFER).0)),
+            closed: AtomicBool::new(false),
+            unavailable: Arc::new(Mutex::new(None)),
+            counters: Arc::default(),
+        };
+        let pool = store.pool.clone();
+        store.wait(async move { migrate(&pool).await })?;
+        Ok(store)
+    }
+
+    /// Runs `work` on the store's runtime and waits for it on this thread.
+    fn wait<T: Send + 'static>(&self, work: impl Future<Output = Result<T, StoreError>> + Send + 'static) -> Result<T, StoreError> {
+        let (reply, answer) = std::sync::mpsc::sync_channel(1);
+        self.handle.spawn(async move {
+            let _ = reply.send(work.await);
+        });
+        answer.recv().unwrap_or_else(|_| Err(StoreError::Backend("the PostgreSQL runtime stopped".into())))
+    }
+
+    /// Runs `work` on the store's runtime, for a caller to await anywhere.
+    fn spawn<T: Send + 'static>(&self, work: impl Future<Output = Result<T, StoreError>> + Send + 'static) -> StoreFuture<T> {
+        let task = self.handle.spawn(work);
+        Box::pin(async move { task.await.unwrap_or_else(|e| Err(StoreError::Backend(format!("a PostgreSQL task failed: {e}")))) })
+    }
+
+    fn check_open(&self) -> Result<(), StoreError> {
+        if self.closed.load(Ordering::Acquire) { Err(StoreError::Closed) } else { Ok(()) }
+    }
+
+    /// A query's context: the pool, and where to record reachability.
+    fn db(&self) -> Db {
+        Db { pool: self.pool.clone(), unavailable: Arc::clone(&self.unavailable) }
+    }
+}
+
+/// What a query needs, cloned into the task that runs it.
+#[derive(Clone)]
+struct Db {
+    pool: Pool,
+    unavailable: Arc<Mutex<Option<String>>>,
+}
+
+impl Db {
+    /// A pooled connection; failing to get one means nothing was done.
+    async fn client(&self) -> Result<deadpool_postgres::Object, StoreError> {
+        match self.pool.get().await {
+            Ok(client) => {
+                *self.unavailable.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                Ok(client)
+            }
+            Err(err) => {
+                let reason = format!("cannot reach PostgreSQL: {err}");
+                *self.unavailable.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason.clone());
+                Err(StoreError::Unavailable(reason))
+            }
+        }
+    }
+}
+
+/// A query failure after a connection was had (the outcome of a write is
+/// then unknown).
+fn backend(err: &tokio_postgres::Error) -> StoreError {
+    StoreError::Backend(describe(err))
+}
+
+/// The error with the server's own message, when it sent one.
+fn describe(err: &tokio_postgres::Error) -> String {
+    match err.as_db_error() {
+        Some(db) => format!("PostgreSQL: {} ({}): {}", db.severity(), db.code().code(), db.message()),
+        None => format!("PostgreSQL: {err}"),
+    }
+}
+
+fn seq_in(seq: u64) -> Result<i64, StoreError> {
+    i64::try_from(seq).map_err(|_| StoreError::Invalid(format!("seq {seq} is beyond what PostgreSQL's bigint holds")))
+}
+
+fn seq_out(seq: i64) -> Result<u64, StoreError> {
+    u64::try_from(seq).map_err(|_| StoreError::Backend(format!("a negative seq {seq} in the database")))
+}
+
+fn stream_out(bytes: &[u8]) -> Result<StreamId, StoreError> {
+    StreamId::from_slice(bytes).ok_or_else(|| StoreError::Backend(format!("a stream id of {} bytes in the database", bytes.len())))
+}
+
+/// Applies the missing migrations, one transaction, under an advisory lock
+/// so that servers starting together do it once.
+async fn migrate(pool: &Pool) -> Result<(), StoreError> {
+    let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(format!("cannot reach PostgreSQL: {e}")))?;
+    let tx = client.transaction().await.map_err(|e| backend(&e))?;
+    // Any constant: ours. Held until the transaction ends.
+    tx.execute("SELECT pg_advisory_xact_lock(7105612111001)", &[]).await.map_err(|e| backend(&e))?;
+    tx.batch_execute("CREATE TABLE IF NOT EXISTS ludo_schema (version integer NOT NULL)").await.map_err(|e| backend(&e))?;
+    let current: i32 = match tx.query_opt("SELECT version FROM ludo_schema", &[]).await.map_err(|e| backend(&e))? {
+        Some(row) => row.get(0),
+        None => {
+            tx.execute("INSERT INTO ludo_schema (version) VALUES (0)", &[]).await.map_err(|e| backend(&e))?;
+            0
+        }
+    };
+    let known = schema_version();
+    if current > known {
+        return Err(StoreError::Backend(format!(
+            "the database's schema is version {current}, newer than this build's {known}: run a newer ludo (or a fresh database)"
+        )));
+    }
+    for (i, migration) in MIGRATIONS.iter().enumerate().skip(usize::try_from(current).unwrap_or(0)) {
+        tx.batch_execute(migration).await.map_err(|e| StoreError::Backend(format!("schema migration {} failed: {}", i + 1, describe(&e))))?;
+    }
+    if current < known {
+        tx.execute("UPDATE ludo_schema SET version = $1", &[&known]).await.map_err(|e| backend(&e))?;
+        tracing::info!(from = current, to = known, "PostgreSQL schema migrated");
+    }
+    tx.commit().await.map_err(|e| backend(&e))
+}
+
+/// One append, as one transaction: its result, or the stream's actual
+/// length when it is not at the expected one.
+async fn append(db: Db, request: AppendRequest) -> Result<Appended, StoreError> {
+    let next = request.next_after()?;
+    let (expected, new_next) = (seq_in(request.expected_next)?, seq_in(next)?);
+    let stream = request.stream.0.to_vec();
+    let mut client = db.client().await?;
+    let tx = client.transaction().await.map_err(|e| backend(&e))?;
+    let moved = if request.expected_next == 0 {
+        tx.execute(
+            "INSERT INTO ludo_streams (stream, next_seq, summary, sealed) VALUES ($1, $2, $3, $4) ON CONFLICT (stream) DO NOTHING",
+            &[&stream, &new_next, &request.summary, &request.sealed],
+        )
+        .await
+    } else {
+        tx.execute(
+            "UPDATE ludo_streams SET next_seq = $2, summary = $3 WHERE stream = $1 AND next_seq = $4",
+            &[&stream, &new_next, &request.summary, &expected],
+        )
+        .await
+    }
+    .map_err(|e| backend(&e))?;
+    if moved == 0 {
+        let actual = tx.query_opt("SELECT next_seq FROM ludo_streams WHERE stream = $1", &[&stream]).await.map_err(|e| backend(&e))?;
+        let actual_next = actual.map_or(Ok(0), |row| seq_out(row.get(0)))?;
+        return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next });
+    }
+    if !request.records.is_empty() {
+        let seqs: Vec<i64> = (expected..new_next).collect();
+        let inserted = tx
+            .execute(
+                "INSERT INTO ludo_records (stream, seq, bytes) SELECT $1, * FROM unnest($2::bigint[], $3::bytea[])",
+                &[&stream, &seqs, &request.records],
+            )
+            .await;
+        if let Err(err) = inserted {
+            // The row check above makes this unreachable; the key says the same.
+            if err.code() == Some(&SqlState::UNIQUE_VIOLATION) {
+                return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next: next });
+            }
+            return Err(backend(&err));
+        }
+        let payload = format!("{}:{}:{next}", request.stream, request.expected_next);
+        tx.execute("SELECT pg_notify($1, $2)", &[&NOTIFY_CHANNEL, &payload]).await.map_err(|e| backend(&e))?;
+    }
+    tx.commit().await.map_err(|e| backend(&e))?;
+    Ok(Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next })
+}
+
+async fn read(db: Db, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+    let to = to.map_or(i64::MAX, |to| i64::try_from(to).unwrap_or(i64::MAX));
+    let Ok(from) = i64::try_from(from) else { return Ok(Vec::new()) };
+    if from >= to {
+        return Ok(Vec::new());
+    }
+    let client = db.client().await?;
+    let rows = client
+        .query("SELECT seq, bytes FROM ludo_records WHERE stream = $1 AND seq >= $2 AND seq < $3 ORDER BY seq", &[
+            &stream.0.as_slice(),
+            &from,
+            &to,
+        ])
+        .await
+        .map_err(|e| backend(&e))?;
+    rows.into_iter().map(|row| Ok(StoredRecord { seq: seq_out(row.get(0))?, bytes: row.get(1) })).collect()
+}
+
+async fn list(db: Db, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+    let after: Vec<u8> = after.map(|id| id.0.to_vec()).unwrap_or_default();
+    let client = db.client().await?;
+    // bytea compares bytewise, the streams' order everywhere; the empty
+    // string sorts before every id.
+    let rows = client
+        .query("SELECT stream, next_seq, summary FROM ludo_streams WHERE stream > $1 ORDER BY stream LIMIT $2", &[&after, &limit])
+        .await
+        .map_err(|e| backend(&e))?;
+    rows.into_iter()
+        .map(|row| {
+            let stream: &[u8] = row.get(0);
+            Ok(StreamSummary { stream: stream_out(stream)?, next_seq: seq_out(row.get(1))?, summary: row.get(2) })
+        })
+        .collect()
+}
+
+async fn sealed(db: Db, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+    let client = db.client().await?;
+    let row = client.query_opt("SELECT sealed FROM ludo_streams WHERE stream = $1", &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
+    Ok(row.and_then(|row| row.get(0)))
+}
+
+async fn next_seq(db: Db, stream: StreamId) -> Result<u64, StoreError> {
+    let client = db.client().await?;
+    let row =
+        client.query_opt("SELECT next_seq FROM ludo_streams WHERE stream = $1", &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
+    row.map_or(Ok(0), |row| seq_out(row.get(0)))
+}
+
+impl EventStore for PgStore {
+    fn append(&self, request: AppendRequest) -> PendingAppend {
+        if let Err(err) = self.check_open().and_then(|()| request.validate()) {
+            return PendingAppend::ready(Err(err));
+        }
+        let (reply, answer) = oneshot::channel();
+        let db = self.db();
+        let notices = self.notices.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let counters = Arc::clone(&self.counters);
+        self.handle.spawn(async move {
+            let result = append(db, request).await;
+            if let Ok(appended) = &result
+                && appended.next_seq > appended.first_seq
+            {
+                counters.appends.fetch_add(1, Ordering::Relaxed);
+                counters.records.fetch_add(appended.next_seq - appended.first_seq, Ordering::Relaxed);
+                if let Some(notices) = &notices {
+                    let _ = notices.send(appended.clone());
+                }
+            }
+            let _ = reply.send(result);
+        });
+        PendingAppend::from_receiver(answer)
+    }
+
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>> {
+        if let Err(err) = self.check_open() {
+            return Box::pin(std::future::ready(Err(err)));
+        }
+        self.spawn(read(self.db(), stream, from, to))
+    }
+
+    fn read_blocking(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+        self.check_open()?;
+        self.wait(read(self.db(), stream, from, to))
+    }
+
+    fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
+        self.check_open()?;
+        self.wait(next_seq(self.db(), stream))
+    }
+
+    fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
+        self.check_open()?;
+        Ok(self.wait(list(self.db(), after, limit))?.into_iter().map(|s| s.stream).collect())
+    }
+
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> StoreFuture<Vec<StreamSummary>> {
+        if let Err(err) = self.check_open() {
+            return Box::pin(std::future::ready(Err(err)));
+        }
+        self.spawn(list(self.db(), after, limit))
+    }
+
+    fn list_summaries_blocking(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+        self.check_open()?;
+        self.wait(list(self.db(), after, limit))
+    }
+
+    fn sealed(&self, stream: StreamId) -> StoreFuture<Option<Vec<u8>>> {
+        if let Err(err) = self.check_open() {
+            return Box::pin(std::future::ready(Err(err)));
+        }
+        self.spawn(sealed(self.db(), stream))
+    }
+
+    fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+        self.check_open()?;
+        self.wait(sealed(self.db(), stream))
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<Appended> {
+        match &*self.notices.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(sender) => sender.subscribe(),
+            None => closed_receiver(),
+        }
+    }
+
+    fn close(&self) -> Result<(), StoreError> {
+        self.closed.store(true, Ordering::Release);
+        self.notices.lock().unwrap_or_else(PoisonError::into_inner).take();
+        self.pool.close();
+        Ok(())
+    }
+
+    fn health(&self) -> Result<(), StoreError> {
+        self.check_open()?;
+        match &*self.unavailable.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(reason) => Err(StoreError::Unavailable(reason.clone())),
+            None => Ok(()),
+        }
+    }
+
+    fn stats(&self) -> StoreStats {
+        let counters = &self.counters;
+        StoreStats { appends: counters.appends.load(Ordering::Relaxed), records: counters.records.load(Ordering::Relaxed), flushes: 0, groups: 0 }
+    }
+}
+
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        self.pool.close();
+        // Dropping a runtime may not block inside another runtime.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! A throwaway PostgreSQL cluster for tests: `initdb` in a temp dir, the
+//! server on a free loopback port, stopped and deleted when dropped.
+//!
+//! It needs the server's binaries (Debian's `postgresql` package puts them
+//! in `/usr/lib/postgresql/<version>/bin`). PostgreSQL refuses to run as
+//! root, so as root the cluster runs as the `postgres` user the package
+//! creates. Without the binaries, [`Cluster::start`] prints why and answers
+//! `None` (the test skips), unless `LUDO_REQUIRE_POSTGRES=1`, which turns
+//! that into a failure (CI sets it: a skipped test proves nothing).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A running cluster; its superuser is `ludo`, trusted on loopback.
+pub struct Cluster {
+    child: Child,
+    port: u16,
+    bin: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn required() -> bool {
+    std::env::var("LUDO_REQUIRE_POSTGRES").is_ok_and(|v| v == "1")
+}
+
+/// Skips (or, when required, fails) with `why`.
+fn unavailable(why: &str) -> Option<Cluster> {
+    assert!(!required(), "LUDO_REQUIRE_POSTGRES=1 but no PostgreSQL cluster can be started: {why}");
+    eprintln!("skipped: no PostgreSQL to test against ({why}); install Debian's `postgresql` package to run this test");
+    None
+}
+
+/// The directory of `initdb` and `postgres`: the newest under
+/// `/usr/lib/postgresql`, or `pg_config --bindir`.
+fn bin_dir() -> Option<PathBuf> {
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path().join("bin"))
+        .filter(|bin| bin.join("initdb").exists())
+        .collect();
+    versions.sort_by_key(|bin| bin.parent().and_then(Path::file_name).and_then(|v| v.to_str()).and_then(|v| v.parse::<u32>().ok()));
+    versions.pop().or_else(|| {
+        let out = Command::new("pg_config").arg("--bindir").output().ok()?;
+        let bin = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+        bin.join("initdb").exists().then_some(bin)
+    })
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|out| out.stdout.trim_ascii() == b"0")
+}
+
+/// `program` with `args`, as the `postgres` user when this process is root
+/// (`setpriv` executes the program itself, so killing the child kills it).
+fn command(program: &Path, args: &[&str]) -> Command {
+    if is_root() {
+        let mut command = Command::new("setpriv");
+        command.args(["--reuid=postgres", "--regid=postgres", "--init-groups", "--"]).arg(program).args(args);
+        command
+    } else {
+        let mut command = Command::new(program);
+        command.args(args);
+        command
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
+}
+
+impl Cluster {
+    /// A new cluster, ready for connections; `None` when this machine has
+    /// no PostgreSQL (see the module docs).
+    pub fn start() -> Option<Cluster> {
+        let Some(bin) = bin_dir() else { return unavailable("no initdb under /usr/lib/postgresql or from pg_config") };
+        let dir = tempfile::Builder::new().prefix("ludo-pg-").tempdir().expect("a temp dir");
+        let data = dir.path().join("data");
+        if is_root() {
+            let owned = Command::new("chown").args(["postgres:", dir.path().to_str().expect("a UTF-8 temp path")]).status();
+            if !owned.is_ok_and(|s| s.success()) {
+                return unavailable("running as root, and the temp dir cannot be given to the `postgres` user");
+            }
+        }
+        let data_arg = data.to_str().expect("a UTF-8 temp path");
+        let init = command(&bin.join("initdb"), &["--no-sync", "--auth=trust", "--username=ludo", "--encoding=UTF8", "-D", data_arg])
+            .stdout(Stdio::null())
+            .output();
+        match init {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => return unavailable(&format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr))),
+            Err(err) => return unavailable(&format!("cannot run initdb: {err}")),
+        }
+        let socket_dir = dir.path().to_str().expect("a UTF-8 temp path").to_string();
+        let port = free_port();
+        let port_arg = port.to_string();
+        let child = command(&bin.join("postgres"), &[
+            "-D",
+            data_arg,
+            "-p",
+            &port_arg,
+            "-k",
+            &socket_dir,
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "shared_buffers=16MB",
+            "-c",
+            "max_connections=60",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+        let child = match child {
+            Ok(child) => child,
+            Err(err) => return unavailable(&format!("cannot start postgres: {err}")),
+        };
+        let mut cluster = Cluster { child, port, bin, _dir: dir };
+        if cluster.ready(Duration::from_secs(30)) {
+            Some(cluster)
+        } else {
+            drop(cluster);
+            unavailable("postgres did not become ready on a free loopback port")
+        }
+    }
+
+    fn ready(&mut self, within: Duration) -> bool {
+        let started = Instant::now();
+        while started.elapsed() < within {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return false;
+            }
+            let ok = Command::new(self.bin.join("pg_isready"))
+                .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "ludo", "-d", "postgres"])
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
+    /// The URL of a new, empty database in this cluster.
+    pub fn new_database(&self, name: &str) -> String {
+        let status = Command::new(self.bin.join("createdb"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "ludo", name])
+            .status()
+            .expect("createdb runs");
+        assert!(status.success(), "createdb {name} failed");
+        self.url(name)
+    }
+
+    /// The URL of database `name`.
+    pub fn url(&self, name: &str) -> String {
+        format!("postgres://ludo@127.0.0.1:{}/{name}", self.port)
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        // An immediate shutdown (SIGQUIT): the postmaster stops its backends
+        // and reaps them, so none is left behind; SIGKILL only if it hangs.
+        let quit = Command::new("kill").args(["-s", "QUIT", &self.child.id().to_string()]).status();
+        if quit.is_ok_and(|s| s.success()) {
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(10) {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
