@@ -99,6 +99,8 @@ pub struct PgStore {
     closed: AtomicBool,
     /// Why the database cannot be reached, while it cannot.
     unavailable: Arc<Mutex<Option<String>>>,
+    /// Whether a reachability probe is under way (see `health`).
+    probing: Arc<AtomicBool>,
     counters: Arc<Counters>,
 }
 
@@ -145,6 +147,7 @@ impl PgStore {
             notices: Mutex::new(Some(broadcast::channel(NOTICE_BUFFER).0)),
             closed: AtomicBool::new(false),
             unavailable: Arc::new(Mutex::new(None)),
+            probing: Arc::new(AtomicBool::new(false)),
             counters: Arc::default(),
         };
         let pool = store.pool.clone();
@@ -193,10 +196,20 @@ impl Db {
                 Ok(client)
             }
             Err(err) => {
-                let reason = format!("cannot reach PostgreSQL: {err}");
+                let reason = format!("cannot reach PostgreSQL: {}", chain(&err));
                 *self.unavailable.lock().unwrap_or_else(PoisonError::into_inner) = Some(reason.clone());
                 Err(StoreError::Unavailable(reason))
             }
+        }
+    }
+}
+
+impl Db {
+    /// Checks the database answers, and records whether it does.
+    async fn ping(&self) {
+        let Ok(client) = self.client().await else { return };
+        if let Err(err) = client.simple_query("SELECT 1").await {
+            *self.unavailable.lock().unwrap_or_else(PoisonError::into_inner) = Some(describe(&err));
         }
     }
 }
@@ -207,11 +220,25 @@ fn backend(err: &tokio_postgres::Error) -> StoreError {
     StoreError::Backend(describe(err))
 }
 
+/// An error and its causes, as one line.
+fn chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text = format!("{text}: {cause_text}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// The error with the server's own message, when it sent one.
 fn describe(err: &tokio_postgres::Error) -> String {
     match err.as_db_error() {
         Some(db) => format!("PostgreSQL: {} ({}): {}", db.severity(), db.code().code(), db.message()),
-        None => format!("PostgreSQL: {err}"),
+        None => format!("PostgreSQL: {}", chain(err)),
     }
 }
 
@@ -230,7 +257,7 @@ fn stream_out(bytes: &[u8]) -> Result<StreamId, StoreError> {
 /// Applies the missing migrations, one transaction, under an advisory lock
 /// so that servers starting together do it once.
 async fn migrate(pool: &Pool) -> Result<(), StoreError> {
-    let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(format!("cannot reach PostgreSQL: {e}")))?;
+    let mut client = pool.get().await.map_err(|e| StoreError::Unavailable(format!("cannot reach PostgreSQL: {}", chain(&e))))?;
     let tx = client.transaction().await.map_err(|e| backend(&e))?;
     // Any constant: ours. Held until the transaction ends.
     tx.execute("SELECT pg_advisory_xact_lock(7105612111001)", &[]).await.map_err(|e| backend(&e))?;
@@ -446,8 +473,21 @@ impl EventStore for PgStore {
 
     fn health(&self) -> Result<(), StoreError> {
         self.check_open()?;
-        match &*self.unavailable.lock().unwrap_or_else(PoisonError::into_inner) {
-            Some(reason) => Err(StoreError::Unavailable(reason.clone())),
+        let unavailable = self.unavailable.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        match unavailable {
+            Some(reason) => {
+                // Unreachable last time: try again in the background (one
+                // probe at a time), so that readiness comes back by itself
+                // when the database does, with or without traffic.
+                if !self.probing.swap(true, Ordering::AcqRel) {
+                    let (db, probing) = (self.db(), Arc::clone(&self.probing));
+                    self.handle.spawn(async move {
+                        db.ping().await;
+                        probing.store(false, Ordering::Release);
+                    });
+                }
+                Err(StoreError::Unavailable(reason))
+            }
             None => Ok(()),
         }
     }

@@ -4,6 +4,7 @@
 mod heap;
 mod limits;
 mod probe;
+mod store;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -14,7 +15,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use ludo_game::{GameService, SystemClock};
-use ludo_storage::{Durability, EventStore, SledOptions, SledStore};
+use ludo_storage::Durability;
+use store::{StoreArgs, StoreSpec};
 
 #[derive(Parser)]
 #[command(name = "ludo", version, about = "Game-as-a-service for Cardinal, Kardinal & König and Battle 13")]
@@ -27,15 +29,20 @@ struct Cli {
 // Parsed once per process: the size of the largest variant costs nothing.
 #[expect(clippy::large_enum_variant)]
 enum Command {
-    /// Serve REST and gRPC on one port, with the log in a sled data directory.
+    /// Serve REST and gRPC on one port, with the log in a sled data
+    /// directory (the default) or a PostgreSQL database.
     Serve(ServeArgs),
+    /// Bring a PostgreSQL store's schema up to this version (`ludo serve`
+    /// also does it when it starts), and print the version.
+    MigrateSchema(MigrateArgs),
     /// Print the OpenAPI document of the REST API.
     Openapi,
     /// Verify an exported game record offline: its hash chain, its seed
     /// against the commitment, and a re-play of every record. Exit status 0
     /// when valid, 1 when not.
     Verify(VerifyArgs),
-    /// Export a game's record from a data directory (of a stopped server).
+    /// Export a game's record from a store (a sled data directory only when
+    /// no server is using it).
     Export(ExportArgs),
     /// Health probe for containers (no shell or curl needed): GET the URL,
     /// exit 0 on a 2xx answer and 1 on anything else, within the timeout.
@@ -64,9 +71,14 @@ struct VerifyArgs {
 struct ExportArgs {
     /// The game's id.
     game: String,
-    /// The data directory the server used.
-    #[arg(long, env = "LUDO_DATA_DIR", default_value = "./data")]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+#[derive(clap::Args)]
+struct MigrateArgs {
+    #[command(flatten)]
+    store: StoreArgs,
 }
 
 #[derive(clap::Args)]
@@ -74,9 +86,8 @@ struct ServeArgs {
     /// Address to listen on (REST and gRPC share it).
     #[arg(long, env = "LUDO_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
-    /// Directory of the embedded sled database holding every game's log.
-    #[arg(long, env = "LUDO_DATA_DIR", default_value = "./data")]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    store: StoreArgs,
     /// When a move is acknowledged: `flush` (survives a killed process) or
     /// `fsync` (also survives a power loss; slower).
     #[arg(long, env = "LUDO_DURABILITY", value_enum, default_value_t = DurabilityArg::Flush)]
@@ -155,10 +166,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         DurabilityArg::Flush => Durability::Flush,
         DurabilityArg::Fsync => Durability::Fsync,
     };
-    let store = SledStore::open(&args.data_dir, SledOptions { durability })
-        .map_err(|e| format!("cannot open the data directory {}: {e}", args.data_dir.display()))?;
-    tracing::info!(data_dir = %args.data_dir.display(), "log opened");
-    let store: Arc<dyn EventStore> = Arc::new(store);
+    let store = args.store.open(durability)?;
+    tracing::info!(store = %args.store.spec(), "log opened");
     let mut service = GameService::new(store, Arc::new(SystemClock))
         .with_max_live_games(args.max_live_games)
         .with_seat_rate(args.limits.rate_moves_per_seat.0);
@@ -244,10 +253,20 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
     out
 }
 
+/// Opening a PostgreSQL store migrates its schema; sled has none.
+fn migrate_schema(args: &MigrateArgs) -> Result<String, String> {
+    match args.store.spec() {
+        StoreSpec::Sled(path) => Ok(format!("sled:{} has no schema to migrate", path.display())),
+        spec @ StoreSpec::Postgres(_) => {
+            let store = args.store.open(Durability::Flush)?;
+            store.close().map_err(|e| e.to_string())?;
+            Ok(format!("{spec}: schema version {}", ludo_storage::schema_version()))
+        }
+    }
+}
+
 async fn export(args: ExportArgs) -> Result<Vec<u8>, String> {
-    let store = SledStore::open(&args.data_dir, SledOptions::default())
-        .map_err(|e| format!("cannot open the data directory {} (is a server using it?): {e}", args.data_dir.display()))?;
-    let store: Arc<dyn EventStore> = Arc::new(store);
+    let store = args.store.open(Durability::Flush).map_err(|e| format!("{e} (is a server using it?)"))?;
     let service = GameService::new(store, Arc::new(SystemClock));
     let game: ludo_game::GameId = args.game.parse().map_err(|e: ludo_game::ServiceError| e.to_string())?;
     let bytes = service.export(&game, None).await.map_err(|e| e.to_string())?;
@@ -275,6 +294,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::MigrateSchema(args) => match migrate_schema(&args) {
+            Ok(message) => {
+                println!("{message}");
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("ludo migrate-schema: {err}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Probe(args) => {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
             match runtime.block_on(async { tokio::time::timeout(args.timeout, probe::probe(&args.url)).await }) {
