@@ -54,6 +54,12 @@ use crate::key::StreamId;
 /// The `LISTEN`/`NOTIFY` channel on which appends are published.
 pub const NOTIFY_CHANNEL: &str = "ludo_appended";
 
+/// How long connecting may take, unless the URL says (`connect_timeout`).
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Pause before listening again after the listening connection was lost.
+const RELISTEN_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Schema migrations, in order: migration `i` brings the schema to version
 /// `i + 1`. Applied ones are never edited; a change is a new migration.
 pub const MIGRATIONS: &[&str] = &[r"
@@ -102,6 +108,8 @@ pub struct PgStore {
     /// Whether a reachability probe is under way (see `health`).
     probing: Arc<AtomicBool>,
     counters: Arc<Counters>,
+    /// This store's mark on the notices it publishes, to know its own.
+    instance: u64,
 }
 
 /// Appends and records acknowledged.
@@ -127,7 +135,11 @@ impl PgStore {
     /// [`StoreError::Backend`] when the schema is newer than this build's
     /// or a migration fails.
     pub fn connect(url: &str, options: &PgOptions) -> Result<PgStore, StoreError> {
-        let config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Invalid(format!("not a PostgreSQL URL: {e}")))?;
+        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Invalid(format!("not a PostgreSQL URL: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        let listener_config = config.clone();
         let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(options.pool_size.max(1))
@@ -149,9 +161,21 @@ impl PgStore {
             unavailable: Arc::new(Mutex::new(None)),
             probing: Arc::new(AtomicBool::new(false)),
             counters: Arc::default(),
+            instance: instance_id(),
         };
         let pool = store.pool.clone();
         store.wait(async move { migrate(&pool).await })?;
+        if let Some(notices) = store.notices.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+            // Open means listening: wait (a bounded time) for the first
+            // LISTEN, so that appends other servers make from now on are
+            // heard. If it fails, the listener keeps trying on its own.
+            let (listening, first) = oneshot::channel();
+            store.handle.spawn(listen(listener_config, store.instance, notices.downgrade(), listening));
+            store.wait(async move {
+                let _ = tokio::time::timeout(CONNECT_TIMEOUT, first).await;
+                Ok(())
+            })?;
+        }
         Ok(store)
     }
 
@@ -287,7 +311,7 @@ async fn migrate(pool: &Pool) -> Result<(), StoreError> {
 
 /// One append, as one transaction: its result, or the stream's actual
 /// length when it is not at the expected one.
-async fn append(db: Db, request: AppendRequest) -> Result<Appended, StoreError> {
+async fn append(db: Db, instance: u64, request: AppendRequest) -> Result<Appended, StoreError> {
     let next = request.next_after()?;
     let (expected, new_next) = (seq_in(request.expected_next)?, seq_in(next)?);
     let stream = request.stream.0.to_vec();
@@ -327,11 +351,106 @@ async fn append(db: Db, request: AppendRequest) -> Result<Appended, StoreError> 
             }
             return Err(backend(&err));
         }
-        let payload = format!("{}:{}:{next}", request.stream, request.expected_next);
+        let payload = format!("{instance:016x}:{}:{}:{next}", request.stream, request.expected_next);
         tx.execute("SELECT pg_notify($1, $2)", &[&NOTIFY_CHANNEL, &payload]).await.map_err(|e| backend(&e))?;
     }
     tx.commit().await.map_err(|e| backend(&e))?;
     Ok(Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next })
+}
+
+/// A random mark for this store's notices.
+fn instance_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    hasher.write_u32(std::process::id());
+    hasher.finish()
+}
+
+/// Hears the appends other servers publish on [`NOTIFY_CHANNEL`] and sends
+/// them to this store's subscribers, on a connection of its own; when it is
+/// lost, listens again. A notice is only a doorbell: what was published
+/// while no connection listened is not heard, and readers re-read by seq.
+/// It holds the notice channel weakly: once the store is closed (or
+/// dropped), it stops.
+async fn listen(
+    config: tokio_postgres::Config,
+    instance: u64,
+    notices: broadcast::WeakSender<Appended>,
+    listening: oneshot::Sender<()>,
+) {
+    let own = format!("{instance:016x}:");
+    let mut listening = Some(listening);
+    while notices.upgrade().is_some() {
+        match config.connect(NoTls).await {
+            Ok((client, mut connection)) => {
+                let (heard, mut hearing) = tokio::sync::mpsc::unbounded_channel();
+                let driver = tokio::spawn(async move {
+                    while let Some(message) = std::future::poll_fn(|cx| connection.poll_message(cx)).await {
+                        match message {
+                            Ok(tokio_postgres::AsyncMessage::Notification(n)) => {
+                                if heard.send(n.payload().to_string()).is_err() {
+                                    return;
+                                }
+                            }
+                            Ok(_) => {}
+                            Err(err) => {
+                                tracing::warn!("the PostgreSQL notice connection failed: {err}");
+                                return;
+                            }
+                        }
+                    }
+                });
+                let listened = client.batch_execute(&format!("LISTEN {NOTIFY_CHANNEL}")).await;
+                if let Some(listening) = listening.take() {
+                    let _ = listening.send(());
+                }
+                if let Err(err) = listened {
+                    tracing::warn!("cannot LISTEN on PostgreSQL: {}", describe(&err));
+                } else {
+                    while let Some(payload) = hearing.recv().await {
+                        if payload.starts_with(&own) {
+                            continue; // this store's own: already sent
+                        }
+                        let Some(sender) = notices.upgrade() else { break };
+                        match parse_notice(&payload) {
+                            // No subscriber is no error: nobody listens now.
+                            Some(appended) => drop(sender.send(appended)),
+                            None => tracing::warn!(payload, "an unreadable notice on {NOTIFY_CHANNEL}"),
+                        }
+                    }
+                }
+                driver.abort();
+            }
+            Err(err) => tracing::warn!("cannot connect to PostgreSQL to hear other servers' appends: {}", describe(&err)),
+        }
+        tokio::time::sleep(RELISTEN_AFTER).await;
+    }
+}
+
+
+/// A stream id from its 32 hex digits (its `Display`).
+fn stream_from_hex(text: &str) -> Option<StreamId> {
+    if text.len() != 32 || !text.is_ascii() {
+        return None;
+    }
+    let mut id = [0u8; 16];
+    for (i, byte) in id.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(StreamId(id))
+}
+
+/// `instance:stream:first:next` as published by [`append`].
+fn parse_notice(payload: &str) -> Option<Appended> {
+    let mut parts = payload.split(':');
+    let (_instance, stream, first, next) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let stream = stream_from_hex(stream)?;
+    let (first_seq, next_seq) = (first.parse().ok()?, next.parse().ok()?);
+    (first_seq < next_seq).then_some(Appended { stream, first_seq, next_seq })
 }
 
 async fn read(db: Db, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
@@ -395,8 +514,9 @@ impl EventStore for PgStore {
         let db = self.db();
         let notices = self.notices.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let counters = Arc::clone(&self.counters);
+        let instance = self.instance;
         self.handle.spawn(async move {
-            let result = append(db, request).await;
+            let result = append(db, instance, request).await;
             if let Ok(appended) = &result
                 && appended.next_seq > appended.first_seq
             {
@@ -406,6 +526,9 @@ impl EventStore for PgStore {
                     let _ = notices.send(appended.clone());
                 }
             }
+            // Let go of the channel before answering: once the store is
+            // closed and its appends answered, subscribers see it end.
+            drop(notices);
             let _ = reply.send(result);
         });
         PendingAppend::from_receiver(answer)
@@ -426,6 +549,17 @@ impl EventStore for PgStore {
     fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
         self.check_open()?;
         self.wait(next_seq(self.db(), stream))
+    }
+
+    fn length(&self, stream: StreamId) -> StoreFuture<u64> {
+        if let Err(err) = self.check_open() {
+            return Box::pin(std::future::ready(Err(err)));
+        }
+        self.spawn(next_seq(self.db(), stream))
+    }
+
+    fn shared(&self) -> bool {
+        true
     }
 
     fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
@@ -504,6 +638,21 @@ impl Drop for PgStore {
         // Dropping a runtime may not block inside another runtime.
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_read_back_what_appends_publish() {
+        let stream = StreamId([0xab; 16]);
+        let payload = format!("{:016x}:{stream}:3:5", 42u64);
+        assert_eq!(parse_notice(&payload), Some(Appended { stream, first_seq: 3, next_seq: 5 }));
+        for bad in ["", "x:y:1:2", &format!("1:{stream}:5:5"), &format!("1:{stream}:1:2:3"), &format!("1:{stream}:a:2")] {
+            assert_eq!(parse_notice(bad), None, "{bad}");
         }
     }
 }

@@ -114,25 +114,53 @@ impl Replayer {
     /// # Errors
     /// As [`Replayer::apply`].
     pub fn step(&mut self, record: &Record) -> Result<((Seat, AnyMove), Vec<AnyEffect>), ReplayError> {
-        let seq = self.version + 1;
-        let hash = record.verify_link(seq, &self.last_hash).map_err(|r| bad(seq, r))?;
-        let RecordBody::Move(mv) = &record.body else {
-            return Err(bad(seq, "a game_created record after record 0"));
-        };
-        let stored = mv.move_json().as_bytes();
-        let parsed = self.game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
-        // The move as the engine writes it must be the stored bytes: no
-        // member the engine ignores, none it would fill in.
-        self.scratch.clear();
-        if write_sorted(&parsed, &mut self.scratch).is_err() || self.scratch != stored {
-            return Err(bad(seq, "the move is not in canonical form"));
-        }
-        let effects = self.game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-        self.hid = check_effects(seq, &self.game, &effects, record, &mut self.scratch)?;
-        self.version = seq;
-        self.last_hash = hash;
-        Ok(((mv.seat, parsed), effects))
+        let step = apply_next(&mut self.game, self.version, &self.last_hash, record, &mut self.scratch)?;
+        self.hid = step.hid;
+        self.version += 1;
+        self.last_hash = step.hash;
+        Ok(((step.seat, step.mv), step.effects))
     }
+}
+
+/// What [`apply_next`] applied.
+#[derive(Debug)]
+pub struct Step {
+    /// Who moved.
+    pub seat: Seat,
+    /// The move, typed.
+    pub mv: AnyMove,
+    /// What it did, unredacted.
+    pub effects: Vec<AnyEffect>,
+    /// The record's hash (the next record's link).
+    pub hash: [u8; 32],
+    /// Whether the record's stored effects hide part of what the engine computed.
+    pub hid: bool,
+}
+
+/// Applies `record` to `game`, which is at `version` after a record hashed
+/// `last_hash`, checking it as replay does (see [`Replayer::apply`]);
+/// `scratch` is a buffer to reuse. On an error, `game` may have been
+/// partly changed and is not to be used again.
+///
+/// # Errors
+/// As [`Replayer::apply`].
+pub fn apply_next(game: &mut AnyGame, version: u64, last_hash: &[u8; 32], record: &Record, scratch: &mut Vec<u8>) -> Result<Step, ReplayError> {
+    let seq = version + 1;
+    let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
+    let RecordBody::Move(mv) = &record.body else {
+        return Err(bad(seq, "a game_created record after record 0"));
+    };
+    let stored = mv.move_json().as_bytes();
+    let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
+    // The move as the engine writes it must be the stored bytes: no
+    // member the engine ignores, none it would fill in.
+    scratch.clear();
+    if write_sorted(&parsed, scratch).is_err() || *scratch != stored {
+        return Err(bad(seq, "the move is not in canonical form"));
+    }
+    let effects = game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
+    let hid = check_effects(seq, game, &effects, record, scratch)?;
+    Ok(Step { seat: mv.seat, mv: parsed, effects, hash, hid })
 }
 
 /// Replays `records` (record 0 first) with the game's `seed`, keeping each

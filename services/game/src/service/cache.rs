@@ -59,9 +59,15 @@ impl GameService {
 
     /// The cached game, or the game loaded from its log.
     pub(super) async fn slot_of(&self, stream: StreamId) -> Result<Arc<Slot>, ServiceError> {
-        if let Some(slot) = self.games.lock().expect("games lock").get(&stream) {
+        let cached = self.games.lock().expect("games lock").get(&stream).map(Arc::clone);
+        if let Some(slot) = cached {
             slot.last_used.store(self.tick(), Ordering::Relaxed);
-            return Ok(Arc::clone(slot));
+            if !self.store.shared() {
+                // This process is the game's only writer: the cache is the
+                // latest acknowledged state.
+                return Ok(slot);
+            }
+            return self.caught_up(slot).await;
         }
         let id = game_id(stream);
         let store = Arc::clone(&self.store);
@@ -91,5 +97,49 @@ impl GameService {
         });
         // Two readers may load the same game at once: keep whichever came first.
         Ok(self.cache(stream, slot))
+    }
+
+    /// A cached game brought up to the store's length. On a shared store
+    /// another server may have appended to the game since this one last
+    /// looked: every use asks the store for the game's length (one cheap
+    /// query), so a read never answers an older version than one already
+    /// acknowledged anywhere, and the records this server has not seen are
+    /// applied as replay applies them, request ids included (a retry sent
+    /// here after its first answer came from elsewhere finds it).
+    async fn caught_up(&self, slot: Arc<Slot>) -> Result<Arc<Slot>, ServiceError> {
+        let stream = slot.meta.stream;
+        let length = self.store.length(stream).await?;
+        if length <= slot.current().version + 1 {
+            return Ok(slot);
+        }
+        let mut writer = Arc::clone(&slot.writer).lock_owned().await;
+        if writer.evicted {
+            // Forgotten meanwhile: load it afresh (it is not cached now).
+            drop(writer);
+            return Box::pin(self.slot_of(stream)).await;
+        }
+        let current = slot.current();
+        let records = self.records(&slot, current.version + 1, None).await?;
+        if records.is_empty() {
+            return Ok(slot);
+        }
+        let (mut game, mut version, mut last_hash) = (current.game.clone(), current.version, writer.last_hash);
+        let mut scratch = Vec::new();
+        for record in &records {
+            let step = crate::replay::apply_next(&mut game, version, &last_hash, record, &mut scratch).map_err(|e| corrupt(&slot.meta.id, e))?;
+            if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
+                writer.request_ids.insert(id.clone(), record.seq);
+            }
+            if let Some(history) = slot.history.write().expect("history lock").as_mut() {
+                history.push(step.seat, step.mv, step.effects, &game);
+            }
+            version += 1;
+            last_hash = step.hash;
+        }
+        writer.last_hash = last_hash;
+        tracing::debug!(game = %slot.meta.id, from = current.version, to = version, "caught up with the store");
+        *slot.current.write().expect("current lock") = Arc::new(Current { version, status: game.status(), game });
+        drop(writer);
+        Ok(slot)
     }
 }

@@ -1,0 +1,156 @@
+//! Two game services on one PostgreSQL database, as two replicas of the
+//! server behind a load balancer would be: what one acknowledges the other
+//! reads at once, racing writers get exactly one winner, a request id
+//! retried on the other replica gets the first answer, and appends made on
+//! one are heard by the other's subscribers.
+//!
+//! Needs PostgreSQL (see `storage/tests/common/postgres.rs`, shared here):
+//! skips without it unless `LUDO_REQUIRE_POSTGRES=1`.
+
+#[path = "../../../storage/tests/common/postgres.rs"]
+mod postgres;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ludo_engine::Status;
+use ludo_game::api::{CreateGame, CreatedGame, MoveInput, Submission};
+use ludo_game::{GameId, GameService, ServiceError, SystemClock};
+use ludo_storage::{EventStore, PgOptions, PgStore};
+use postgres::Cluster;
+use serde_json::json;
+
+struct Replicas {
+    a: GameService,
+    b: GameService,
+    b_store: Arc<dyn EventStore>,
+    _cluster: Cluster,
+}
+
+fn replicas() -> Option<Replicas> {
+    let cluster = Cluster::start()?;
+    let url = cluster.new_database("replicas");
+    let open = || -> Arc<dyn EventStore> { Arc::new(PgStore::connect(&url, &PgOptions { pool_size: 4 }).expect("connect")) };
+    let (a_store, b_store) = (open(), open());
+    Some(Replicas {
+        a: GameService::new(a_store, Arc::new(SystemClock)),
+        b: GameService::new(Arc::clone(&b_store), Arc::new(SystemClock)),
+        b_store,
+        _cluster: cluster,
+    })
+}
+
+fn gid(game: &CreatedGame) -> GameId {
+    game.id.parse().expect("a game id")
+}
+
+async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
+    let players = (0..players).map(|i| format!("P{i}")).collect();
+    service.create(CreateGame { kind: kind.into(), players, options: Some(json!({})) }).await.expect("created")
+}
+
+/// The seat to move, its token and a legal move, as `service` sees the game.
+async fn next(service: &GameService, game: &CreatedGame, pick: usize) -> Option<(String, Submission)> {
+    let state = service.get(&gid(game), None).await.expect("the game");
+    let Status::InProgress { to_move } = state.status else { return None };
+    let token = game.seats[to_move[0].index()].token.clone();
+    let legal = service.legal_moves(&gid(game), Some(&token)).await.expect("legal moves");
+    let mv = legal.moves[pick % legal.moves.len()].clone();
+    Some((token, Submission { mv: MoveInput::Typed(mv), expected_version: Some(state.version), request_id: None }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_games_alternate_between_replicas() {
+    let Some(r) = replicas() else { return };
+    for (kind, players) in [("cardinal", 3), ("kardinal", 3), ("battle13", 4)] {
+        let game = create(&r.a, kind, players).await;
+        let mut version = 0;
+        for turn in 0..300usize {
+            // Even turns on A, odd on B: each sees the other's last move.
+            let (here, there) = if turn % 2 == 0 { (&r.a, &r.b) } else { (&r.b, &r.a) };
+            let Some((token, submission)) = next(here, &game, turn * 7).await else { break };
+            assert_eq!(submission.expected_version, Some(version), "{kind}: turn {turn} sees the latest version");
+            let accepted = here.submit(&gid(&game), Some(&token), submission).await.expect("a legal move");
+            version = accepted.version;
+            // Read-your-writes on the other replica, at once.
+            assert_eq!(there.get(&gid(&game), None).await.expect("read").version, version, "{kind}: turn {turn}");
+        }
+        assert!(version > 10, "{kind}: the game went on ({version} records)");
+        // Both replicas serve the same log, and it verifies.
+        let (from_a, from_b) = (r.a.export(&gid(&game), None).await.unwrap(), r.b.export(&gid(&game), None).await.unwrap());
+        // The same lines but the header's (which says when it was exported).
+        let lines = |export: &[u8]| String::from_utf8(export.to_vec()).unwrap().lines().skip(1).map(String::from).collect::<Vec<_>>();
+        assert!(lines(&from_a) == lines(&from_b), "{kind}: the same log from both replicas");
+        assert!(ludo_game::export::verify(&from_a).valid, "{kind}: the log verifies");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_replicas_have_exactly_one_winner() {
+    let Some(r) = replicas() else { return };
+    let game = create(&r.a, "cardinal", 2).await;
+    for round in 0..10 {
+        let Some((token, submission)) = next(&r.a, &game, round).await else { break };
+        // Both replicas know the game at this version.
+        let version = r.b.get(&gid(&game), None).await.unwrap().version;
+        assert_eq!(submission.expected_version, Some(version));
+        let id = gid(&game);
+        let (on_a, on_b) = tokio::join!(r.a.submit(&id, Some(&token), submission.clone()), r.b.submit(&id, Some(&token), submission));
+        match (&on_a, &on_b) {
+            (Ok(won), Err(ServiceError::VersionConflict { current, .. })) | (Err(ServiceError::VersionConflict { current, .. }), Ok(won)) => {
+                assert_eq!(*current, won.version, "round {round}: the loser is told the winner's version");
+            }
+            _ => panic!("round {round}: exactly one must win: {on_a:?} / {on_b:?}"),
+        }
+        assert_eq!(r.a.get(&id, None).await.unwrap().version, version + 1);
+        assert_eq!(r.b.get(&id, None).await.unwrap().version, version + 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_retried_on_the_other_replica_gets_the_first_answer() {
+    let Some(r) = replicas() else { return };
+    let game = create(&r.a, "battle13", 4).await;
+    let (token, submission) = next(&r.a, &game, 0).await.expect("a move");
+    // B has the game in its cache, as it was before the move.
+    assert_eq!(r.b.get(&gid(&game), None).await.unwrap().version, 0);
+    let submission = Submission { request_id: Some("retry-me".into()), ..submission };
+    let first = r.a.submit(&gid(&game), Some(&token), submission.clone()).await.expect("accepted");
+    let retried = r.b.submit(&gid(&game), Some(&token), submission).await.expect("the retry is answered");
+    assert_eq!(retried, first, "the same answer from the other replica");
+    assert_eq!(r.b.get(&gid(&game), None).await.unwrap().version, first.version, "and no second record");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn appends_on_one_replica_ring_the_other() {
+    let Some(r) = replicas() else { return };
+    let mut heard = r.b_store.subscribe();
+    let game = create(&r.a, "cardinal", 2).await;
+    let (token, submission) = next(&r.a, &game, 0).await.expect("a move");
+    r.a.submit(&gid(&game), Some(&token), submission).await.expect("accepted");
+    let mut notices = Vec::new();
+    while notices.len() < 2 {
+        let notice = tokio::time::timeout(Duration::from_secs(10), heard.recv()).await.expect("B hears A's appends").expect("a notice");
+        notices.push((notice.first_seq, notice.next_seq));
+    }
+    assert_eq!(notices, [(0, 1), (1, 2)], "creation, then the move, in order");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_on_one_replica_follows_moves_made_on_the_other() {
+    let Some(r) = replicas() else { return };
+    let game = create(&r.a, "kardinal", 3).await;
+    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else {
+        panic!("a live game")
+    };
+    let mut made = Vec::new();
+    for turn in 0..20 {
+        let Some((token, submission)) = next(&r.a, &game, turn).await else { break };
+        made.push(r.a.submit(&gid(&game), Some(&token), submission).await.expect("accepted on A").version);
+    }
+    for version in made {
+        let update = tokio::time::timeout(Duration::from_secs(10), updates.recv()).await.expect("B's stream hears A's move");
+        let Some(Ok(ludo_game::Watched::Update(update))) = update else { panic!("record {version}: {update:?}") };
+        assert_eq!(update.event.seq, version, "in order, with no gap and no duplicate");
+    }
+}
