@@ -24,7 +24,7 @@ struct Replicas {
     a: GameService,
     b: GameService,
     b_store: Arc<dyn EventStore>,
-    _cluster: Cluster,
+    cluster: Cluster,
 }
 
 fn replicas() -> Option<Replicas> {
@@ -36,7 +36,7 @@ fn replicas() -> Option<Replicas> {
         a: GameService::new(a_store, Arc::new(SystemClock)),
         b: GameService::new(Arc::clone(&b_store), Arc::new(SystemClock)),
         b_store,
-        _cluster: cluster,
+        cluster,
     })
 }
 
@@ -152,5 +152,32 @@ async fn a_stream_on_one_replica_follows_moves_made_on_the_other() {
         let update = tokio::time::timeout(Duration::from_secs(10), updates.recv()).await.expect("B's stream hears A's move");
         let Some(Ok(ludo_game::Watched::Update(update))) = update else { panic!("record {version}: {update:?}") };
         assert_eq!(update.event.seq, version, "in order, with no gap and no duplicate");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_keeps_following_across_a_lost_database_connection() {
+    let Some(r) = replicas() else { return };
+    let game = create(&r.a, "battle13", 4).await;
+    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else {
+        panic!("a live game")
+    };
+    let mut expected = 1;
+    for round in 0..3 {
+        // Every listening connection is cut: notices sent until the stores
+        // listen again are lost, and the streams must not lose the moves.
+        let cut = r.cluster.psql("replicas", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
+        assert_ne!(cut.trim(), "0", "round {round}: a listening connection was cut");
+        for turn in 0..4 {
+            let Some((token, submission)) = next(&r.a, &game, round * 4 + turn).await else { break };
+            r.a.submit(&gid(&game), Some(&token), submission).await.expect("accepted on A");
+        }
+        let last = r.a.get(&gid(&game), None).await.unwrap().version;
+        while expected <= last {
+            let update = tokio::time::timeout(Duration::from_secs(10), updates.recv()).await.expect("B's stream goes on");
+            let Some(Ok(ludo_game::Watched::Update(update))) = update else { panic!("record {expected}: {update:?}") };
+            assert_eq!(update.event.seq, expected, "round {round}: in order, no gap, no duplicate");
+            expected += 1;
+        }
     }
 }

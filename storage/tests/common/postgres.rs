@@ -156,6 +156,16 @@ impl Cluster {
         self.url(name)
     }
 
+    /// Runs `sql` in database `name` with `psql`, and answers its output.
+    pub fn psql(&self, name: &str, sql: &str) -> String {
+        let out = Command::new(self.bin.join("psql"))
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "ludo", "-d", name, "-At", "-c", sql])
+            .output()
+            .expect("psql runs");
+        assert!(out.status.success(), "psql: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// The URL of database `name`.
     pub fn url(&self, name: &str) -> String {
         format!("postgres://ludo@127.0.0.1:{}/{name}", self.port)
