@@ -1,6 +1,7 @@
 //! `ludo`: the ludotheque server and its tools. Parses flags, sets up
 //! logging and storage, and hands over to `ludo_server::run`.
 
+mod copy;
 mod heap;
 mod limits;
 mod probe;
@@ -32,6 +33,11 @@ enum Command {
     /// Serve REST and gRPC on one port, with the log in a sled data
     /// directory (the default) or a PostgreSQL database.
     Serve(ServeArgs),
+    /// Copy every game from one store to another (`--from sled:./data --to
+    /// postgres://…`, or back), verifying each game's hash chain in the
+    /// target; run it again to resume an interrupted copy. No server may be
+    /// writing to either store meanwhile.
+    Copy(CopyArgs),
     /// Bring a PostgreSQL store's schema up to this version (`ludo serve`
     /// also does it when it starts), and print the version.
     MigrateSchema(MigrateArgs),
@@ -73,6 +79,19 @@ struct ExportArgs {
     game: String,
     #[command(flatten)]
     store: StoreArgs,
+}
+
+#[derive(clap::Args)]
+struct CopyArgs {
+    /// The store to copy from: `sled:DIR` or `postgres://…`.
+    #[arg(long)]
+    from: StoreSpec,
+    /// The store to copy into: `sled:DIR` or `postgres://…`.
+    #[arg(long)]
+    to: StoreSpec,
+    /// Connections to PostgreSQL kept open at most, per store.
+    #[arg(long, default_value_t = 4)]
+    store_pool_size: usize,
 }
 
 #[derive(clap::Args)]
@@ -253,6 +272,28 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
     out
 }
 
+/// `ludo copy`.
+fn copy_stores(args: &CopyArgs) -> Result<String, String> {
+    if args.from == args.to {
+        return Err(format!("--from and --to are the same store ({})", args.from));
+    }
+    let open = |spec: &StoreSpec| {
+        let store = StoreArgs { store: Some(spec.clone()), data_dir: PathBuf::new(), store_pool_size: args.store_pool_size };
+        store.open(Durability::Flush)
+    };
+    let (from, to) = (open(&args.from)?, open(&args.to)?);
+    let progress = indicatif::ProgressBar::new(0);
+    let copied = copy::copy(&from, &to, &progress);
+    // Whatever happened, what was written is made durable before leaving.
+    let closed = to.close().and(from.close()).map_err(|e| format!("cannot close the stores: {e}"));
+    let copied = copied?;
+    closed?;
+    Ok(format!(
+        "{} games copied ({} records), {} already there; every game's chain verified in {}",
+        copied.games, copied.records, copied.skipped, args.to
+    ))
+}
+
 /// Opening a PostgreSQL store migrates its schema; sled has none.
 fn migrate_schema(args: &MigrateArgs) -> Result<String, String> {
     match args.store.spec() {
@@ -294,6 +335,16 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Copy(args) => match copy_stores(&args) {
+            Ok(message) => {
+                println!("{message}");
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("ludo copy: {err}");
+                ExitCode::FAILURE
+            }
+        },
         Command::MigrateSchema(args) => match migrate_schema(&args) {
             Ok(message) => {
                 println!("{message}");

@@ -48,6 +48,13 @@ impl GameId {
     }
 }
 
+impl From<StreamId> for GameId {
+    /// The game whose log is `stream` (a store's listing names streams).
+    fn from(stream: StreamId) -> Self {
+        GameId(stream)
+    }
+}
+
 impl std::str::FromStr for GameId {
     type Err = ServiceError;
 
