@@ -1,0 +1,255 @@
+//! Two `ludo serve` replicas on one PostgreSQL database behind a real nginx
+//! load balancer, driven over REST (HTTP/1.1, with a live SSE stream) and
+//! gRPC (HTTP/2, `grpc_pass`), with nginx alternating the requests between
+//! the replicas; and what the binary does when its database is missing or
+//! newer than it.
+//!
+//! Needs PostgreSQL (see `storage/tests/common/postgres.rs`, shared here)
+//! and Debian's `nginx`: skips without them unless `LUDO_REQUIRE_POSTGRES=1`
+//! or `LUDO_REQUIRE_NGINX=1`, which turn the skip into a failure.
+
+mod common;
+#[path = "../../../storage/tests/common/postgres.rs"]
+mod postgres;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{Server, start_command};
+use ludo_proto::v1 as pb;
+use ludo_proto::v1::ludo_client::LudoClient;
+use postgres::Cluster;
+use serde_json::{Value, json};
+
+/// Every per-address limit off: all the traffic comes from nginx's address.
+const UNTHROTTLED: [&str; 8] = ["--rate-create", "off", "--rate-records", "off", "--rate-moves-per-ip", "off", "--rate-moves-per-seat", "off"];
+
+fn replica(data_dir: &Path, store: &str) -> Server {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ludo"));
+    command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data_dir).args(["--store", store]).args(UNTHROTTLED);
+    start_command(&mut command)
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// nginx in front of `replicas`: REST on one port (HTTP/1.1), gRPC on
+/// another (cleartext HTTP/2, as nginx 1.22 needs a port of its own for it).
+struct Balancer {
+    child: Child,
+    rest: String,
+    grpc: String,
+    _dir: tempfile::TempDir,
+}
+
+fn nginx_binary() -> Option<PathBuf> {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"].into_iter().map(PathBuf::from).find(|p| p.exists())
+}
+
+impl Balancer {
+    fn start(replicas: &[&Server]) -> Option<Balancer> {
+        let Some(nginx) = nginx_binary() else {
+            assert!(std::env::var("LUDO_REQUIRE_NGINX").as_deref() != Ok("1"), "LUDO_REQUIRE_NGINX=1 but there is no nginx");
+            eprintln!("skipped: no nginx to balance the replicas (install Debian's `nginx` package to run this test)");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let (rest_port, grpc_port) = (free_port(), free_port());
+        let servers: String = replicas.iter().map(|r| format!("server {};", r.addr)).collect::<Vec<_>>().join(" ");
+        let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+        let d = dir.path().display();
+        let config = format!(
+            r#"{user}
+worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    upstream ludo {{ {servers} keepalive 16; }}
+    upstream ludo_grpc {{ {servers} }}
+    server {{
+        listen 127.0.0.1:{rest_port};
+        location / {{
+            proxy_pass http://ludo;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_buffering off;
+            proxy_read_timeout 1h;
+        }}
+    }}
+    server {{
+        listen 127.0.0.1:{grpc_port} http2;
+        location / {{ grpc_pass grpc://ludo_grpc; }}
+    }}
+}}
+"#,
+            user = if root { "user root root;" } else { "" },
+        );
+        let conf = dir.path().join("nginx.conf");
+        std::fs::write(&conf, config).unwrap();
+        let child = Command::new(nginx)
+            .args(["-p"])
+            .arg(dir.path())
+            .arg("-c")
+            .arg(&conf)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        let balancer = Balancer { child, rest: format!("http://127.0.0.1:{rest_port}"), grpc: format!("http://127.0.0.1:{grpc_port}"), _dir: dir };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", rest_port)).is_err() || std::net::TcpStream::connect(("127.0.0.1", grpc_port)).is_err() {
+            assert!(Instant::now() < deadline, "nginx did not listen: {}", std::fs::read_to_string(balancer._dir.path().join("error.log")).unwrap_or_default());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(balancer)
+    }
+}
+
+impl Drop for Balancer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn json_of(answer: reqwest::Response) -> (u16, Value) {
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap_or(Value::Null))
+}
+
+/// Plays `game` to its end through `base`, first legal move each time;
+/// answers the last version.
+async fn play_out(http: &reqwest::Client, base: &str, game: &Value) -> u64 {
+    let id = game["id"].as_str().unwrap();
+    let mut version = 0;
+    for _ in 0..2000 {
+        let (status, state) = json_of(http.get(format!("{base}/v1/games/{id}")).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{state}");
+        assert_eq!(state["version"], version, "a read through the balancer is never behind what was acknowledged");
+        if state["status"]["state"] == "finished" {
+            return version;
+        }
+        let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
+        let token = game["seats"][seat]["token"].as_str().unwrap();
+        let (_, legal) = json_of(http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap()).await;
+        let mv = legal["moves"][version as usize % legal["moves"].as_array().unwrap().len()].clone();
+        let body = json!({"move": mv, "expected_version": version});
+        let (status, accepted) = json_of(http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&body).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{accepted}");
+        version = accepted["version"].as_u64().unwrap();
+    }
+    panic!("the game did not end");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
+    let Some(cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("replicas");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (replica(&dir.path().join("a"), &url), replica(&dir.path().join("b"), &url));
+    let Some(lb) = Balancer::start(&[&a, &b]) else { return };
+    let http = reqwest::Client::new();
+
+    // REST: a whole game, every request through the balancer, while a live
+    // stream (also through it, so on either replica) follows.
+    let (status, game) = json_of(http.post(format!("{}/v1/games", lb.rest)).json(&json!({"kind": "cardinal", "players": ["A", "B", "C"]})).send().await.unwrap()).await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    let mut stream = http.get(format!("{}/v1/games/{id}/stream", lb.rest)).send().await.unwrap();
+    assert_eq!(stream.status(), 200);
+    let last = play_out(&http, &lb.rest, &game).await;
+    let mut received = String::new();
+    while !received.contains("event: end") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk()).await.expect("the stream goes on").unwrap().expect("not ended early");
+        received.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    let seqs: Vec<u64> = received
+        .split("\n\n")
+        .filter(|event| event.starts_with("event: record") || event.contains("\nevent: record"))
+        .map(|event| serde_json::from_str::<Value>(event.split_once("data: ").unwrap().1.trim()).unwrap()["event"]["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seqs, (0..=last).collect::<Vec<_>>(), "every record once, in order");
+
+    // Both replicas took moves: the balancer alternated them.
+    for replica in [&a, &b] {
+        let accepted = replica.metric("ludo_moves_total{outcome=\"accepted\"}").await;
+        assert!(accepted > 0.0, "replica {} accepted no move", replica.base);
+    }
+
+    // gRPC through the balancer (HTTP/2): a match played, read back over REST.
+    let channel = tonic::transport::Channel::from_shared(lb.grpc.clone()).unwrap().connect().await.expect("gRPC through nginx");
+    let mut grpc = LudoClient::new(channel);
+    let created = grpc
+        .create_game(pb::CreateGameRequest { kind: "battle13".into(), players: vec!["A".into(), "B".into(), "C".into(), "D".into()], ..Default::default() })
+        .await
+        .expect("create over gRPC")
+        .into_inner();
+    let mut version = 0;
+    for _ in 0..40 {
+        let state = grpc.get_game(pb::GetGameRequest { id: created.id.clone() }).await.unwrap().into_inner();
+        assert_eq!(state.version, version, "gRPC reads are never behind either");
+        let Some(pb::status::State::InProgress(progress)) = state.status.unwrap().state else { break };
+        let token = &created.seats[progress.to_move[0] as usize].token;
+        let mut legal = tonic::Request::new(pb::ListLegalMovesRequest { id: created.id.clone() });
+        legal.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        let mv = grpc.list_legal_moves(legal).await.unwrap().into_inner().moves[0].clone();
+        let mut submit =
+            tonic::Request::new(pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(version), request_id: None });
+        submit.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+        version = grpc.submit_move(submit).await.expect("accepted over gRPC").into_inner().version;
+    }
+    let (_, state) = json_of(http.get(format!("{}/v1/games/{}", lb.rest, created.id)).send().await.unwrap()).await;
+    assert_eq!(state["version"], version);
+    drop(lb);
+    a.terminate();
+    b.terminate();
+}
+
+#[test]
+fn a_database_that_cannot_be_reached_stops_the_start_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = format!("postgres://ludo:secret@127.0.0.1:{}/games", free_port());
+    let out = Command::new(env!("CARGO_BIN_EXE_ludo"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .args(["--store", &store])
+        .output()
+        .expect("ludo runs");
+    assert!(!out.status.success(), "it must not serve without its database");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot reach PostgreSQL") && stderr.contains("refused"), "{stderr}");
+    assert!(!stderr.contains("secret"), "the password never shows: {stderr}");
+}
+
+#[test]
+fn a_schema_newer_than_the_binary_is_refused() {
+    let Some(cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("newer");
+    let migrate = |url: &str| Command::new(env!("CARGO_BIN_EXE_ludo")).args(["migrate-schema", "--store", url]).output().expect("ludo runs");
+    let first = migrate(&url);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(String::from_utf8_lossy(&first.stdout).contains("schema version 1"));
+    cluster.psql("newer", "UPDATE ludo_schema SET version = 99");
+    let refused = migrate(&url);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("version 99, newer than this build's 1"), "{stderr}");
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Command::new(env!("CARGO_BIN_EXE_ludo"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .args(["--store", &url])
+        .output()
+        .expect("ludo runs");
+    assert!(!serve.status.success(), "a server does not start on a newer schema");
+}
