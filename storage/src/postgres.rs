@@ -300,7 +300,9 @@ async fn migrate(pool: &Pool) -> Result<(), StoreError> {
         )));
     }
     for (i, migration) in MIGRATIONS.iter().enumerate().skip(usize::try_from(current).unwrap_or(0)) {
-        tx.batch_execute(migration).await.map_err(|e| StoreError::Backend(format!("schema migration {} failed: {}", i + 1, describe(&e))))?;
+        tx.batch_execute(migration)
+            .await
+            .map_err(|e| StoreError::Backend(format!("schema migration {} failed: {}", i + 1, describe(&e))))?;
     }
     if current < known {
         tx.execute("UPDATE ludo_schema SET version = $1", &[&known]).await.map_err(|e| backend(&e))?;
@@ -373,12 +375,7 @@ fn instance_id() -> u64 {
 /// while no connection listened is not heard, and readers re-read by seq.
 /// It holds the notice channel weakly: once the store is closed (or
 /// dropped), it stops.
-async fn listen(
-    config: tokio_postgres::Config,
-    instance: u64,
-    notices: broadcast::WeakSender<Appended>,
-    listening: oneshot::Sender<()>,
-) {
+async fn listen(config: tokio_postgres::Config, instance: u64, notices: broadcast::WeakSender<Appended>, listening: oneshot::Sender<()>) {
     let own = format!("{instance:016x}:");
     let mut listening = Some(listening);
     while notices.upgrade().is_some() {
@@ -428,7 +425,6 @@ async fn listen(
     }
 }
 
-
 /// A stream id from its 32 hex digits (its `Display`).
 fn stream_from_hex(text: &str) -> Option<StreamId> {
     if text.len() != 32 || !text.is_ascii() {
@@ -461,11 +457,10 @@ async fn read(db: Db, stream: StreamId, from: u64, to: Option<u64>) -> Result<Ve
     }
     let client = db.client().await?;
     let rows = client
-        .query("SELECT seq, bytes FROM ludo_records WHERE stream = $1 AND seq >= $2 AND seq < $3 ORDER BY seq", &[
-            &stream.0.as_slice(),
-            &from,
-            &to,
-        ])
+        .query(
+            "SELECT seq, bytes FROM ludo_records WHERE stream = $1 AND seq >= $2 AND seq < $3 ORDER BY seq",
+            &[&stream.0.as_slice(), &from, &to],
+        )
         .await
         .map_err(|e| backend(&e))?;
     rows.into_iter().map(|row| Ok(StoredRecord { seq: seq_out(row.get(0))?, bytes: row.get(1) })).collect()
@@ -494,7 +489,8 @@ async fn list(db: Db, after: Option<StreamId>, limit: usize) -> Result<Vec<Strea
 
 async fn sealed(db: Db, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
     let client = db.client().await?;
-    let row = client.query_opt("SELECT sealed FROM ludo_streams WHERE stream = $1", &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
+    let row =
+        client.query_opt("SELECT sealed FROM ludo_streams WHERE stream = $1", &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
     Ok(row.and_then(|row| row.get(0)))
 }
 
@@ -628,7 +624,12 @@ impl EventStore for PgStore {
 
     fn stats(&self) -> StoreStats {
         let counters = &self.counters;
-        StoreStats { appends: counters.appends.load(Ordering::Relaxed), records: counters.records.load(Ordering::Relaxed), flushes: 0, groups: 0 }
+        StoreStats {
+            appends: counters.appends.load(Ordering::Relaxed),
+            records: counters.records.load(Ordering::Relaxed),
+            flushes: 0,
+            groups: 0,
+        }
     }
 }
 

@@ -2,8 +2,8 @@
 
 mod common;
 
-use common::{record, records, stream};
 use common::postgres::Cluster;
+use common::{record, records, stream};
 use ludo_storage::{
     AppendRequest, Appended, Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore, StoreError, StreamId,
 };

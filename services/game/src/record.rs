@@ -271,7 +271,6 @@ fn write_list<T>(
     Ok(at)
 }
 
-
 /// A member a record of its type must have, unless it is `null`.
 fn required<T>(value: Option<T>, record_type: &str, key: &str) -> Result<T, String> {
     value.ok_or_else(|| format!("unreadable record: a {record_type} record's `{key}` is null"))

@@ -11,7 +11,6 @@ use std::collections::HashMap;
 
 use ludo_engine::{Seat, Seed, Viewer};
 
-
 use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, Kind};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex, write_sorted};
 
@@ -144,7 +143,13 @@ pub struct Step {
 ///
 /// # Errors
 /// As [`Replayer::apply`].
-pub fn apply_next(game: &mut AnyGame, version: u64, last_hash: &[u8; 32], record: &Record, scratch: &mut Vec<u8>) -> Result<Step, ReplayError> {
+pub fn apply_next(
+    game: &mut AnyGame,
+    version: u64,
+    last_hash: &[u8; 32],
+    record: &Record,
+    scratch: &mut Vec<u8>,
+) -> Result<Step, ReplayError> {
     let seq = version + 1;
     let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
     let RecordBody::Move(mv) = &record.body else {

@@ -97,7 +97,8 @@ async fn racing_replicas_have_exactly_one_winner() {
         let id = gid(&game);
         let (on_a, on_b) = tokio::join!(r.a.submit(&id, Some(&token), submission.clone()), r.b.submit(&id, Some(&token), submission));
         match (&on_a, &on_b) {
-            (Ok(won), Err(ServiceError::VersionConflict { current, .. })) | (Err(ServiceError::VersionConflict { current, .. }), Ok(won)) => {
+            (Ok(won), Err(ServiceError::VersionConflict { current, .. }))
+            | (Err(ServiceError::VersionConflict { current, .. }), Ok(won)) => {
                 assert_eq!(*current, won.version, "round {round}: the loser is told the winner's version");
             }
             _ => panic!("round {round}: exactly one must win: {on_a:?} / {on_b:?}"),
@@ -140,9 +141,7 @@ async fn appends_on_one_replica_ring_the_other() {
 async fn a_stream_on_one_replica_follows_moves_made_on_the_other() {
     let Some(r) = replicas() else { return };
     let game = create(&r.a, "kardinal", 3).await;
-    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else {
-        panic!("a live game")
-    };
+    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else { panic!("a live game") };
     let mut made = Vec::new();
     for turn in 0..20 {
         let Some((token, submission)) = next(&r.a, &game, turn).await else { break };
@@ -159,9 +158,7 @@ async fn a_stream_on_one_replica_follows_moves_made_on_the_other() {
 async fn a_stream_keeps_following_across_a_lost_database_connection() {
     let Some(r) = replicas() else { return };
     let game = create(&r.a, "battle13", 4).await;
-    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else {
-        panic!("a live game")
-    };
+    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else { panic!("a live game") };
     let mut expected = 1;
     for round in 0..3 {
         // Every listening connection is cut: notices sent until the stores

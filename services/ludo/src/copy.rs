@@ -129,7 +129,11 @@ mod tests {
         let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
         for _ in 0..games {
             let created = service
-                .create(CreateGame { kind: "battle13".into(), players: vec!["A".into(), "B".into(), "C".into(), "D".into()], options: None })
+                .create(CreateGame {
+                    kind: "battle13".into(),
+                    players: vec!["A".into(), "B".into(), "C".into(), "D".into()],
+                    options: None,
+                })
                 .await
                 .unwrap();
             let id = created.id.parse().unwrap();
@@ -138,7 +142,8 @@ mod tests {
                 let seat = state.status.to_move()[0].index();
                 let token = created.seats[seat].token.as_str();
                 let mv = service.legal_moves(&id, Some(token)).await.unwrap().moves[0].clone();
-                let submission = ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: None, request_id: None };
+                let submission =
+                    ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: None, request_id: None };
                 service.submit(&id, Some(token), submission).await.unwrap();
             }
         }
@@ -152,13 +157,21 @@ mod tests {
         // A first run cut short: one game whole, one with a prefix only.
         let first = from.list_streams(None, 2).unwrap();
         let whole = from.read_blocking(first[0], 0, None).unwrap();
-        to.append(AppendRequest::create(first[0], whole.iter().map(|r| r.bytes.clone()).collect(), from.sealed_blocking(first[0]).unwrap()))
-            .wait()
-            .unwrap();
+        to.append(AppendRequest::create(
+            first[0],
+            whole.iter().map(|r| r.bytes.clone()).collect(),
+            from.sealed_blocking(first[0]).unwrap(),
+        ))
+        .wait()
+        .unwrap();
         let prefix = from.read_blocking(first[1], 0, Some(2)).unwrap();
-        to.append(AppendRequest::create(first[1], prefix.iter().map(|r| r.bytes.clone()).collect(), from.sealed_blocking(first[1]).unwrap()))
-            .wait()
-            .unwrap();
+        to.append(AppendRequest::create(
+            first[1],
+            prefix.iter().map(|r| r.bytes.clone()).collect(),
+            from.sealed_blocking(first[1]).unwrap(),
+        ))
+        .wait()
+        .unwrap();
         let (from2, to2) = (Arc::clone(&from), Arc::clone(&to));
         let copied = tokio::task::spawn_blocking(move || copy(&from2, &to2, &ProgressBar::hidden())).await.unwrap().unwrap();
         assert_eq!(copied, Copied { games: 4, records: 4 + 3 * 6, skipped: 1 });
@@ -166,11 +179,7 @@ mod tests {
             assert_eq!(to.read_blocking(stream, 0, None), from.read_blocking(stream, 0, None));
             assert_eq!(to.sealed_blocking(stream), from.sealed_blocking(stream));
         }
-        assert_eq!(
-            to.list_summaries_blocking(None, 10).unwrap(),
-            from.list_summaries_blocking(None, 10).unwrap(),
-            "summaries too"
-        );
+        assert_eq!(to.list_summaries_blocking(None, 10).unwrap(), from.list_summaries_blocking(None, 10).unwrap(), "summaries too");
         // Run again: nothing left to do.
         let again = tokio::task::spawn_blocking(move || copy(&from, &to, &ProgressBar::hidden())).await.unwrap().unwrap();
         assert_eq!(again, Copied { games: 0, records: 0, skipped: 5 });

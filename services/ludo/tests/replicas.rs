@@ -23,7 +23,8 @@ use postgres::Cluster;
 use serde_json::{Value, json};
 
 /// Every per-address limit off: all the traffic comes from nginx's address.
-const UNTHROTTLED: [&str; 8] = ["--rate-create", "off", "--rate-records", "off", "--rate-moves-per-ip", "off", "--rate-moves-per-seat", "off"];
+const UNTHROTTLED: [&str; 8] =
+    ["--rate-create", "off", "--rate-records", "off", "--rate-moves-per-ip", "off", "--rate-moves-per-seat", "off"];
 
 fn replica(data_dir: &Path, store: &str) -> Server {
     let mut command = Command::new(env!("CARGO_BIN_EXE_ludo"));
@@ -105,10 +106,17 @@ http {{
             .stderr(Stdio::null())
             .spawn()
             .expect("nginx starts");
-        let balancer = Balancer { child, rest: format!("http://127.0.0.1:{rest_port}"), grpc: format!("http://127.0.0.1:{grpc_port}"), _dir: dir };
+        let balancer =
+            Balancer { child, rest: format!("http://127.0.0.1:{rest_port}"), grpc: format!("http://127.0.0.1:{grpc_port}"), _dir: dir };
         let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", rest_port)).is_err() || std::net::TcpStream::connect(("127.0.0.1", grpc_port)).is_err() {
-            assert!(Instant::now() < deadline, "nginx did not listen: {}", std::fs::read_to_string(balancer._dir.path().join("error.log")).unwrap_or_default());
+        while std::net::TcpStream::connect(("127.0.0.1", rest_port)).is_err()
+            || std::net::TcpStream::connect(("127.0.0.1", grpc_port)).is_err()
+        {
+            assert!(
+                Instant::now() < deadline,
+                "nginx did not listen: {}",
+                std::fs::read_to_string(balancer._dir.path().join("error.log")).unwrap_or_default()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         Some(balancer)
@@ -144,7 +152,8 @@ async fn play_out(http: &reqwest::Client, base: &str, game: &Value) -> u64 {
         let (_, legal) = json_of(http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap()).await;
         let mv = legal["moves"][version as usize % legal["moves"].as_array().unwrap().len()].clone();
         let body = json!({"move": mv, "expected_version": version});
-        let (status, accepted) = json_of(http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&body).send().await.unwrap()).await;
+        let (status, accepted) =
+            json_of(http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&body).send().await.unwrap()).await;
         assert_eq!(status, 200, "{accepted}");
         version = accepted["version"].as_u64().unwrap();
     }
@@ -162,7 +171,10 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
 
     // REST: a whole game, every request through the balancer, while a live
     // stream (also through it, so on either replica) follows.
-    let (status, game) = json_of(http.post(format!("{}/v1/games", lb.rest)).json(&json!({"kind": "cardinal", "players": ["A", "B", "C"]})).send().await.unwrap()).await;
+    let (status, game) = json_of(
+        http.post(format!("{}/v1/games", lb.rest)).json(&json!({"kind": "cardinal", "players": ["A", "B", "C"]})).send().await.unwrap(),
+    )
+    .await;
     assert_eq!(status, 201, "{game}");
     let id = game["id"].as_str().unwrap().to_string();
     let mut stream = http.get(format!("{}/v1/games/{id}/stream", lb.rest)).send().await.unwrap();
@@ -170,7 +182,11 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
     let last = play_out(&http, &lb.rest, &game).await;
     let mut received = String::new();
     while !received.contains("event: end") {
-        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk()).await.expect("the stream goes on").unwrap().expect("not ended early");
+        let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk())
+            .await
+            .expect("the stream goes on")
+            .unwrap()
+            .expect("not ended early");
         received.push_str(std::str::from_utf8(&chunk).unwrap());
     }
     let seqs: Vec<u64> = received
@@ -190,7 +206,11 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
     let channel = tonic::transport::Channel::from_shared(lb.grpc.clone()).unwrap().connect().await.expect("gRPC through nginx");
     let mut grpc = LudoClient::new(channel);
     let created = grpc
-        .create_game(pb::CreateGameRequest { kind: "battle13".into(), players: vec!["A".into(), "B".into(), "C".into(), "D".into()], ..Default::default() })
+        .create_game(pb::CreateGameRequest {
+            kind: "battle13".into(),
+            players: vec!["A".into(), "B".into(), "C".into(), "D".into()],
+            ..Default::default()
+        })
         .await
         .expect("create over gRPC")
         .into_inner();
@@ -203,8 +223,12 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
         let mut legal = tonic::Request::new(pb::ListLegalMovesRequest { id: created.id.clone() });
         legal.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
         let mv = grpc.list_legal_moves(legal).await.unwrap().into_inner().moves[0].clone();
-        let mut submit =
-            tonic::Request::new(pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(version), request_id: None });
+        let mut submit = tonic::Request::new(pb::SubmitMoveRequest {
+            id: created.id.clone(),
+            r#move: Some(mv),
+            expected_version: Some(version),
+            request_id: None,
+        });
         submit.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
         version = grpc.submit_move(submit).await.expect("accepted over gRPC").into_inner().version;
     }
@@ -235,7 +259,8 @@ fn a_database_that_cannot_be_reached_stops_the_start_with_a_clear_error() {
 fn a_schema_newer_than_the_binary_is_refused() {
     let Some(cluster) = Cluster::start() else { return };
     let url = cluster.new_database("newer");
-    let migrate = |url: &str| Command::new(env!("CARGO_BIN_EXE_ludo")).args(["migrate-schema", "--store", url]).output().expect("ludo runs");
+    let migrate =
+        |url: &str| Command::new(env!("CARGO_BIN_EXE_ludo")).args(["migrate-schema", "--store", url]).output().expect("ludo runs");
     let first = migrate(&url);
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
     assert!(String::from_utf8_lossy(&first.stdout).contains("schema version 1"));
@@ -252,4 +277,157 @@ fn a_schema_newer_than_the_binary_is_refused() {
         .output()
         .expect("ludo runs");
     assert!(!serve.status.success(), "a server does not start on a newer schema");
+}
+
+/// One client's game for the kill test: what it was told was durable.
+struct Played {
+    game: Value,
+    acknowledged: u64,
+}
+
+/// Plays moves of `game` on `bases` (switching to the next base when one
+/// stops answering) until `until`; answers the highest version acknowledged.
+async fn keep_playing(http: reqwest::Client, bases: Vec<String>, game: Value, until: Instant) -> Played {
+    let id = game["id"].as_str().unwrap().to_string();
+    let (mut at, mut acknowledged) = (0, 0);
+    while Instant::now() < until {
+        let base = &bases[at % bases.len()];
+        let Ok(answer) = http.get(format!("{base}/v1/games/{id}")).send().await else {
+            at += 1; // this replica is gone: the next one
+            continue;
+        };
+        let state: Value = answer.json().await.unwrap_or(Value::Null);
+        let Some(version) = state["version"].as_u64() else {
+            at += 1;
+            continue;
+        };
+        assert!(version >= acknowledged, "game {id}: read version {version} after {acknowledged} was acknowledged");
+        if state["status"]["state"] != "in_progress" {
+            break;
+        }
+        let seat = state["status"]["to_move"][0].as_u64().unwrap() as usize;
+        let token = game["seats"][seat]["token"].as_str().unwrap();
+        let Ok(legal) = http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await else {
+            at += 1;
+            continue;
+        };
+        let legal: Value = legal.json().await.unwrap_or(Value::Null);
+        let Some(moves) = legal["moves"].as_array().filter(|m| !m.is_empty()) else { continue };
+        let body = json!({"move": moves[version as usize % moves.len()], "expected_version": version});
+        match http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&body).send().await {
+            Ok(answer) if answer.status() == 200 => {
+                let accepted: Value = answer.json().await.unwrap();
+                acknowledged = accepted["version"].as_u64().unwrap();
+            }
+            Ok(_) => {}        // a conflict or an unavailable store: read again
+            Err(_) => at += 1, // the replica died under the request: its outcome is unknown
+        }
+    }
+    Played { game, acknowledged }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killing_a_replica_under_64_clients_loses_no_acknowledged_move() {
+    let Some(cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("kill");
+    let dir = tempfile::tempdir().unwrap();
+    let (mut a, b) = (replica(&dir.path().join("a"), &url), replica(&dir.path().join("b"), &url));
+    let http = reqwest::Client::builder().timeout(Duration::from_secs(10)).build().unwrap();
+    let mut games = Vec::new();
+    for i in 0..64 {
+        let base = if i % 2 == 0 { &a.base } else { &b.base };
+        let players = json!({"kind": "battle13", "players": ["A", "B", "C", "D"], "options": {"target_crowns": 100}});
+        let (status, game) = json_of(http.post(format!("{base}/v1/games")).json(&players).send().await.unwrap()).await;
+        assert_eq!(status, 201, "{game}");
+        games.push(game);
+    }
+    let until = Instant::now() + Duration::from_secs(4);
+    let clients: Vec<_> = games
+        .into_iter()
+        .enumerate()
+        .map(|(i, game)| {
+            // Half the clients start on each replica.
+            let bases = if i % 2 == 0 { vec![a.base.clone(), b.base.clone()] } else { vec![b.base.clone(), a.base.clone()] };
+            tokio::spawn(keep_playing(http.clone(), bases, game, until))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    a.child.kill().expect("kill -9 of replica A");
+    let _ = a.child.wait();
+    let mut played = Vec::new();
+    for client in clients {
+        played.push(client.await.expect("a client"));
+    }
+    // The survivor serves every game, with every acknowledged move in an
+    // unbroken chain, and takes more.
+    let total: u64 = played.iter().map(|p| p.acknowledged).sum();
+    assert!(total > 64, "the clients played ({total} moves acknowledged)");
+    eprintln!("{total} moves acknowledged by 64 clients, replica A killed after 1.5 s of 4");
+    for Played { game, acknowledged } in &played {
+        let id = game["id"].as_str().unwrap();
+        let answer = http.get(format!("{}/v1/games/{id}/export", b.base)).send().await.unwrap();
+        assert_eq!(answer.status(), 200, "game {id}: the survivor serves it");
+        let export = answer.bytes().await.unwrap();
+        let records = export.split(|&c| c == b'\n').filter(|l| !l.is_empty()).count() as u64 - 1;
+        assert!(records > *acknowledged, "game {id}: {records} records, but version {acknowledged} was acknowledged");
+        let (_, report) = json_of(
+            http.post(format!("{}/v1/verify", b.base)).header("content-type", "application/x-ndjson").body(export).send().await.unwrap(),
+        )
+        .await;
+        assert_eq!(report["chain_intact"], true, "game {id}: {report}");
+    }
+    let first = played[0].game.clone();
+    assert!(play_one_more(&http, &b.base, &first).await, "the survivor takes moves");
+    b.terminate();
+}
+
+/// One more move of `game` on `base`.
+async fn play_one_more(http: &reqwest::Client, base: &str, game: &Value) -> bool {
+    let id = game["id"].as_str().unwrap();
+    let (_, state) = json_of(http.get(format!("{base}/v1/games/{id}")).send().await.unwrap()).await;
+    let Some(seat) = state["status"]["to_move"][0].as_u64() else { return false };
+    let token = game["seats"][seat as usize]["token"].as_str().unwrap();
+    let (_, legal) = json_of(http.get(format!("{base}/v1/games/{id}/legal-moves")).bearer_auth(token).send().await.unwrap()).await;
+    let body = json!({"move": legal["moves"][0], "expected_version": state["version"]});
+    http.post(format!("{base}/v1/games/{id}/moves")).bearer_auth(token).json(&body).send().await.unwrap().status() == 200
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn losing_the_database_is_503_and_not_ready_until_it_returns() {
+    let Some(mut cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("lost");
+    let dir = tempfile::tempdir().unwrap();
+    let server = replica(dir.path(), &url);
+    let http = reqwest::Client::new();
+    let (_, game) = json_of(
+        http.post(format!("{}/v1/games", server.base)).json(&json!({"kind": "cardinal", "players": ["A", "B"]})).send().await.unwrap(),
+    )
+    .await;
+    assert!(play_one_more(&http, &server.base, &game).await);
+    let ready =
+        |http: reqwest::Client, base: String| async move { http.get(format!("{base}/readyz")).send().await.unwrap().status().as_u16() };
+    assert_eq!(ready(http.clone(), server.base.clone()).await, 200);
+
+    cluster.stop();
+    let id = game["id"].as_str().unwrap();
+    let (status, problem) = json_of(
+        http.post(format!("{}/v1/games", server.base)).json(&json!({"kind": "cardinal", "players": ["A", "B"]})).send().await.unwrap(),
+    )
+    .await;
+    assert_eq!((status, problem["code"].as_str()), (503, Some("storage_unavailable")), "{problem}");
+    let (status, _) = json_of(http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap()).await;
+    assert_eq!(status, 503, "a read that cannot check the store's length is refused, not answered stale");
+    assert_eq!(ready(http.clone(), server.base.clone()).await, 503, "not ready without its database");
+
+    cluster.start_again();
+    // Ready again by itself, without any other request.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while ready(http.clone(), server.base.clone()).await != 200 {
+        assert!(Instant::now() < deadline, "readiness did not come back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (status, state) = json_of(http.get(format!("{}/v1/games/{id}", server.base)).send().await.unwrap()).await;
+    assert_eq!((status, state["version"].as_u64()), (200, Some(1)), "the acknowledged move is there");
+    assert!(play_one_more(&http, &server.base, &game).await, "and play goes on");
+    server.terminate();
 }

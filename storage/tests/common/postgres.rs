@@ -68,6 +68,53 @@ fn command(program: &Path, args: &[&str]) -> Command {
     }
 }
 
+/// The server of the cluster in `dir` (its data in `dir/data`), on `port`.
+fn postgres(bin: &Path, dir: &Path, port: u16) -> std::io::Result<Child> {
+    let data = dir.join("data");
+    let (data_arg, socket_dir, port_arg) =
+        (data.to_str().expect("a UTF-8 temp path"), dir.to_str().expect("a UTF-8 temp path"), port.to_string());
+    command(
+        &bin.join("postgres"),
+        &[
+            "-D",
+            data_arg,
+            "-p",
+            &port_arg,
+            "-k",
+            socket_dir,
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "shared_buffers=16MB",
+            "-c",
+            "max_connections=100",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+}
+
+/// An immediate shutdown (SIGQUIT): the postmaster stops its backends and
+/// reaps them, so none is left behind; SIGKILL only if it hangs.
+fn quit(child: &mut Child) {
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    let quit = Command::new("kill").args(["-s", "QUIT", &child.id().to_string()]).status();
+    if quit.is_ok_and(|s| s.success()) {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(10) {
+            if let Ok(Some(_)) = child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
 }
@@ -94,27 +141,8 @@ impl Cluster {
             Ok(out) => return unavailable(&format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr))),
             Err(err) => return unavailable(&format!("cannot run initdb: {err}")),
         }
-        let socket_dir = dir.path().to_str().expect("a UTF-8 temp path").to_string();
         let port = free_port();
-        let port_arg = port.to_string();
-        let child = command(&bin.join("postgres"), &[
-            "-D",
-            data_arg,
-            "-p",
-            &port_arg,
-            "-k",
-            &socket_dir,
-            "-c",
-            "listen_addresses=127.0.0.1",
-            "-c",
-            "shared_buffers=16MB",
-            "-c",
-            "max_connections=60",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-        let child = match child {
+        let child = match postgres(&bin, dir.path(), port) {
             Ok(child) => child,
             Err(err) => return unavailable(&format!("cannot start postgres: {err}")),
         };
@@ -125,6 +153,19 @@ impl Cluster {
             drop(cluster);
             unavailable("postgres did not become ready on a free loopback port")
         }
+    }
+
+    /// Stops the server at once (an immediate shutdown: what a crash or a
+    /// lost database looks like to its clients).
+    pub fn stop(&mut self) {
+        quit(&mut self.child);
+    }
+
+    /// Starts the server again on the same data and port, and waits until
+    /// it accepts connections.
+    pub fn start_again(&mut self) {
+        self.child = postgres(&self.bin, self._dir.path(), self.port).expect("postgres starts again");
+        assert!(self.ready(Duration::from_secs(30)), "postgres did not come back");
     }
 
     fn ready(&mut self, within: Duration) -> bool {
@@ -174,19 +215,6 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        // An immediate shutdown (SIGQUIT): the postmaster stops its backends
-        // and reaps them, so none is left behind; SIGKILL only if it hangs.
-        let quit = Command::new("kill").args(["-s", "QUIT", &self.child.id().to_string()]).status();
-        if quit.is_ok_and(|s| s.success()) {
-            let started = Instant::now();
-            while started.elapsed() < Duration::from_secs(10) {
-                if let Ok(Some(_)) = self.child.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        quit(&mut self.child);
     }
 }

@@ -273,7 +273,8 @@ mod tests {
         leaf.prop_recursive(4, 48, 6, move |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-                prop::collection::vec((key.clone(), inner), 0..6).prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
+                prop::collection::vec((key.clone(), inner), 0..6)
+                    .prop_map(|members| Value::Object(members.into_iter().collect::<Map<_, _>>())),
             ]
         })
     }

@@ -126,7 +126,8 @@ impl GameService {
         let (mut game, mut version, mut last_hash) = (current.game.clone(), current.version, writer.last_hash);
         let mut scratch = Vec::new();
         for record in &records {
-            let step = crate::replay::apply_next(&mut game, version, &last_hash, record, &mut scratch).map_err(|e| corrupt(&slot.meta.id, e))?;
+            let step =
+                crate::replay::apply_next(&mut game, version, &last_hash, record, &mut scratch).map_err(|e| corrupt(&slot.meta.id, e))?;
             if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
                 writer.request_ids.insert(id.clone(), record.seq);
             }
