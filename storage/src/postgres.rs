@@ -5,24 +5,27 @@
 //!   (`next_seq`), its current summary and its sealed side data.
 //! - `ludo_records`: one row per record, keyed `(stream, seq)`.
 //!
-//! # An append is one transaction
+//! # An append is one statement, so one transaction
 //! A creating append inserts the stream's row (`ON CONFLICT DO NOTHING`: a
 //! second creator finds the row there and reports a conflict); any other
 //! append moves the row from `next_seq = expected` to its new length with an
 //! `UPDATE … WHERE next_seq = expected`, which takes the row's lock, so two
 //! writers racing on one stream are serialized and the second finds the
 //! count moved and reports a conflict with the committed length. The
-//! records then go in under the `(stream, seq)` primary key, which would
+//! records go in, in the same statement (a data-modifying `WITH`), only if
+//! the row moved, under the `(stream, seq)` primary key, which would
 //! refuse a seq written twice even if the row check were bypassed. The
-//! summary and the sealed data are written in the same transaction. The
+//! summary and the sealed data are written in the same statement. One
+//! round trip per append, with statements prepared once per connection. The
 //! append resolves after the commit, so an acknowledged record is durable
 //! as PostgreSQL's `synchronous_commit` makes it (on by default).
 //!
 //! # Notices
 //! A notice is sent to this process's subscribers after each commit, before
 //! the append resolves, as the other backends do; it is also published with
-//! `pg_notify` in the transaction, so other servers on the same database can
-//! hear it (see the channel [`NOTIFY_CHANNEL`]).
+//! `pg_notify`, after the commit and batched with the others queued (a
+//! notifying transaction takes a cluster-wide lock to commit), so other
+//! servers on the same database hear it (see the channel [`NOTIFY_CHANNEL`]).
 //!
 //! # Threads
 //! The store owns a small tokio runtime ("ludo-pg" threads) on which its
@@ -110,6 +113,8 @@ pub struct PgStore {
     counters: Arc<Counters>,
     /// This store's mark on the notices it publishes, to know its own.
     instance: u64,
+    /// Notices for other servers, to the publisher (see [`publish`]).
+    publish: tokio::sync::mpsc::UnboundedSender<String>,
 }
 
 /// Appends and records acknowledged.
@@ -152,6 +157,7 @@ impl PgStore {
             .enable_all()
             .build()
             .map_err(|e| StoreError::Backend(format!("cannot start the PostgreSQL runtime: {e}")))?;
+        let (publishing, published) = tokio::sync::mpsc::unbounded_channel();
         let store = PgStore {
             handle: runtime.handle().clone(),
             runtime: Some(runtime),
@@ -162,7 +168,9 @@ impl PgStore {
             probing: Arc::new(AtomicBool::new(false)),
             counters: Arc::default(),
             instance: instance_id(),
+            publish: publishing,
         };
+        store.handle.spawn(publish(store.db(), published));
         let pool = store.pool.clone();
         store.wait(async move { migrate(&pool).await })?;
         if let Some(notices) = store.notices.lock().unwrap_or_else(PoisonError::into_inner).clone() {
@@ -313,51 +321,81 @@ async fn migrate(pool: &Pool) -> Result<(), StoreError> {
 
 /// One append, as one transaction: its result, or the stream's actual
 /// length when it is not at the expected one.
-async fn append(db: Db, instance: u64, request: AppendRequest) -> Result<Appended, StoreError> {
+async fn append(db: Db, request: AppendRequest) -> Result<Appended, StoreError> {
     let next = request.next_after()?;
     let (expected, new_next) = (seq_in(request.expected_next)?, seq_in(next)?);
     let stream = request.stream.0.to_vec();
-    let mut client = db.client().await?;
-    let tx = client.transaction().await.map_err(|e| backend(&e))?;
-    let moved = if request.expected_next == 0 {
-        tx.execute(
-            "INSERT INTO ludo_streams (stream, next_seq, summary, sealed) VALUES ($1, $2, $3, $4) ON CONFLICT (stream) DO NOTHING",
-            &[&stream, &new_next, &request.summary, &request.sealed],
-        )
-        .await
-    } else {
-        tx.execute(
-            "UPDATE ludo_streams SET next_seq = $2, summary = $3 WHERE stream = $1 AND next_seq = $4",
-            &[&stream, &new_next, &request.summary, &expected],
-        )
-        .await
-    }
-    .map_err(|e| backend(&e))?;
+    let seqs: Vec<i64> = (expected..new_next).collect();
+    let client = db.client().await?;
+    // One statement, so one transaction and one round trip: the stream's
+    // row moves (or is created) and, only if it did, the records go in.
+    let (sql, params): (&str, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>) = match (request.expected_next, request.records.is_empty()) {
+        (0, _) => (CREATE, vec![&stream, &new_next, &request.summary, &request.sealed, &seqs, &request.records]),
+        (_, false) => (APPEND, vec![&stream, &new_next, &request.summary, &expected, &seqs, &request.records]),
+        (_, true) => (DESCRIBE, vec![&stream, &request.summary, &expected]),
+    };
+    let statement = client.prepare_cached(sql).await.map_err(|e| backend(&e))?;
+    let moved = match client.execute(&statement, &params).await {
+        Ok(rows) => rows,
+        // The row check makes this unreachable; the key says the same.
+        Err(err) if err.code() == Some(&SqlState::UNIQUE_VIOLATION) => 0,
+        Err(err) => return Err(backend(&err)),
+    };
     if moved == 0 {
-        let actual = tx.query_opt("SELECT next_seq FROM ludo_streams WHERE stream = $1", &[&stream]).await.map_err(|e| backend(&e))?;
+        let actual = client.query_opt("SELECT next_seq FROM ludo_streams WHERE stream = $1", &[&stream]).await.map_err(|e| backend(&e))?;
         let actual_next = actual.map_or(Ok(0), |row| seq_out(row.get(0)))?;
         return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next });
     }
-    if !request.records.is_empty() {
-        let seqs: Vec<i64> = (expected..new_next).collect();
-        let inserted = tx
-            .execute(
-                "INSERT INTO ludo_records (stream, seq, bytes) SELECT $1, * FROM unnest($2::bigint[], $3::bytea[])",
-                &[&stream, &seqs, &request.records],
-            )
-            .await;
-        if let Err(err) = inserted {
-            // The row check above makes this unreachable; the key says the same.
-            if err.code() == Some(&SqlState::UNIQUE_VIOLATION) {
-                return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next: next });
-            }
-            return Err(backend(&err));
-        }
-        let payload = format!("{instance:016x}:{}:{}:{next}", request.stream, request.expected_next);
-        tx.execute("SELECT pg_notify($1, $2)", &[&NOTIFY_CHANNEL, &payload]).await.map_err(|e| backend(&e))?;
-    }
-    tx.commit().await.map_err(|e| backend(&e))?;
     Ok(Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next })
+}
+
+/// A creating append: the stream's row, then its records (as many rows as
+/// records, or none when the row was there already).
+const CREATE: &str = "WITH created AS (
+        INSERT INTO ludo_streams (stream, next_seq, summary, sealed) VALUES ($1, $2, $3, $4)
+        ON CONFLICT (stream) DO NOTHING RETURNING stream
+    )
+    INSERT INTO ludo_records (stream, seq, bytes)
+    SELECT created.stream, r.seq, r.bytes FROM created, unnest($5::bigint[], $6::bytea[]) AS r (seq, bytes)";
+
+/// An append: the row moves from the expected length under its lock, then
+/// the records (none when the row was elsewhere: a conflict).
+const APPEND: &str = "WITH moved AS (
+        UPDATE ludo_streams SET next_seq = $2, summary = $3 WHERE stream = $1 AND next_seq = $4 RETURNING stream
+    )
+    INSERT INTO ludo_records (stream, seq, bytes)
+    SELECT moved.stream, r.seq, r.bytes FROM moved, unnest($5::bigint[], $6::bytea[]) AS r (seq, bytes)";
+
+/// A summary alone, for the stream at its present length.
+const DESCRIBE: &str = "UPDATE ludo_streams SET summary = $2 WHERE stream = $1 AND next_seq = $3";
+
+/// Most bytes of notices sent in one `NOTIFY` (PostgreSQL allows 8000).
+const NOTIFY_PAYLOAD: usize = 7000;
+
+/// Publishes this store's appends to other servers, in batches: a
+/// transaction that notifies holds a cluster-wide lock while it commits, so
+/// one `NOTIFY` per append would serialize every append behind it. One
+/// carries every notice queued since the last (lines of
+/// `instance:stream:first:next`), after the appends committed. A notice
+/// that cannot be sent is dropped: it is a doorbell, and streams also look
+/// on their own (see the service's watch).
+async fn publish(db: Db, mut queued: tokio::sync::mpsc::UnboundedReceiver<String>) {
+    while let Some(first) = queued.recv().await {
+        let mut payload = first;
+        while payload.len() < NOTIFY_PAYLOAD {
+            match queued.try_recv() {
+                Ok(line) => {
+                    payload.push('\n');
+                    payload.push_str(&line);
+                }
+                Err(_) => break,
+            }
+        }
+        let Ok(client) = db.client().await else { continue };
+        if let Err(err) = client.execute("SELECT pg_notify($1, $2)", &[&NOTIFY_CHANNEL, &payload]).await {
+            tracing::warn!("cannot notify the other servers of appends: {}", describe(&err));
+        }
+    }
 }
 
 /// A random mark for this store's notices.
@@ -406,14 +444,14 @@ async fn listen(config: tokio_postgres::Config, instance: u64, notices: broadcas
                     tracing::warn!("cannot LISTEN on PostgreSQL: {}", describe(&err));
                 } else {
                     while let Some(payload) = hearing.recv().await {
-                        if payload.starts_with(&own) {
-                            continue; // this store's own: already sent
-                        }
                         let Some(sender) = notices.upgrade() else { break };
-                        match parse_notice(&payload) {
-                            // No subscriber is no error: nobody listens now.
-                            Some(appended) => drop(sender.send(appended)),
-                            None => tracing::warn!(payload, "an unreadable notice on {NOTIFY_CHANNEL}"),
+                        // This store's own were sent when they committed.
+                        for line in payload.lines().filter(|line| !line.starts_with(&own)) {
+                            match parse_notice(line) {
+                                // No subscriber is no error: nobody listens now.
+                                Some(appended) => drop(sender.send(appended)),
+                                None => tracing::warn!(line, "an unreadable notice on {NOTIFY_CHANNEL}"),
+                            }
                         }
                     }
                 }
@@ -496,8 +534,8 @@ async fn sealed(db: Db, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>
 
 async fn next_seq(db: Db, stream: StreamId) -> Result<u64, StoreError> {
     let client = db.client().await?;
-    let row =
-        client.query_opt("SELECT next_seq FROM ludo_streams WHERE stream = $1", &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
+    let statement = client.prepare_cached("SELECT next_seq FROM ludo_streams WHERE stream = $1").await.map_err(|e| backend(&e))?;
+    let row = client.query_opt(&statement, &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
     row.map_or(Ok(0), |row| seq_out(row.get(0)))
 }
 
@@ -511,8 +549,9 @@ impl EventStore for PgStore {
         let notices = self.notices.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let counters = Arc::clone(&self.counters);
         let instance = self.instance;
+        let publish = self.publish.clone();
         self.handle.spawn(async move {
-            let result = append(db, instance, request).await;
+            let result = append(db, request).await;
             if let Ok(appended) = &result
                 && appended.next_seq > appended.first_seq
             {
@@ -521,6 +560,7 @@ impl EventStore for PgStore {
                 if let Some(notices) = &notices {
                     let _ = notices.send(appended.clone());
                 }
+                let _ = publish.send(format!("{instance:016x}:{}:{}:{}", appended.stream, appended.first_seq, appended.next_seq));
             }
             // Let go of the channel before answering: once the store is
             // closed and its appends answered, subscribers see it end.

@@ -11,6 +11,7 @@
 
 mod moves;
 mod reads;
+mod replicas;
 mod report;
 mod server;
 mod store;
@@ -42,6 +43,12 @@ struct Cli {
     /// Also write every figure as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Measure replicas on a PostgreSQL store instead (issue 12): a
+    /// throwaway cluster, raw INSERT+COMMIT beside one and two replicas and
+    /// sled, and the time for a move on one replica to reach a stream on
+    /// the other.
+    #[arg(long)]
+    postgres: bool,
 }
 
 fn main() -> ExitCode {
@@ -69,6 +76,15 @@ async fn run(cli: &Cli) -> Result<(), String> {
     let after_binary = cli.ludo.clone().unwrap_or_else(server::default_binary);
     let seconds = Duration::from_secs_f64(cli.seconds);
     let playouts = moves::playouts();
+    if cli.postgres {
+        let suite = replicas::measure(&after_binary, &playouts, &cli.concurrency, seconds).await?;
+        println!("{}", replicas::table(&suite, cli.seconds));
+        if let Some(path) = &cli.json {
+            let text = serde_json::to_string_pretty(&suite).map_err(|e| format!("cannot serialize the figures: {e}"))?;
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        return Ok(());
+    }
 
     let mut suites = Vec::new();
     // The older build first, so that "after" is never the one measured on a

@@ -124,22 +124,37 @@ async fn collect(tasks: Vec<tokio::task::JoinHandle<ClientResult>>) -> Result<(V
 /// # Errors
 /// When a request fails or a computed legal move is refused.
 pub async fn rest(server: &Server, playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
+    rest_on(&[server], playouts, clients, seconds).await
+}
+
+/// [`rest`] against several replicas of one store, as a load balancer
+/// without stickiness would send it: each client creates its games on one
+/// replica and sends each move to the next replica in turn. The CPU figure
+/// is the replicas' total.
+///
+/// # Errors
+/// As [`rest`].
+pub async fn rest_on(servers: &[&Server], playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
+    let bases: Vec<String> = servers.iter().map(|s| s.base.clone()).collect();
+    let cpu = || servers.iter().map(|s| s.cpu()).sum::<Result<Duration, String>>();
     let http = reqwest::Client::builder().pool_max_idle_per_host(clients).build().map_err(|e| format!("cannot build a client: {e}"))?;
     let create_body: bytes::Bytes =
         serde_json::to_vec(&json!({"kind": "cardinal", "players": ["A", "B", "C", "D"], "options": {"first_seat": 0}}))
             .expect("JSON serializes")
             .into();
-    let cpu_before = server.cpu()?;
+    let cpu_before = cpu()?;
     let started = Instant::now();
     let deadline = started + seconds;
     let mut tasks = Vec::with_capacity(clients);
     for client in 0..clients {
-        let (http, base, create_body) = (http.clone(), server.base.clone(), create_body.clone());
+        let (http, bases, create_body) = (http.clone(), bases.clone(), create_body.clone());
         let playouts = playouts.to_vec();
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut games = 0;
+            let mut sent_moves = 0;
             'games: while Instant::now() < deadline {
+                let base = &bases[client % bases.len()];
                 let created = http
                     .post(format!("{base}/v1/games"))
                     .header("content-type", "application/json")
@@ -153,14 +168,15 @@ pub async fn rest(server: &Server, playouts: &[Arc<Playout>], clients: usize, se
                 let id = created["id"].as_str().ok_or("no game id")?.to_string();
                 let tokens: Vec<String> =
                     (0..PLAYERS).map(|s| format!("Bearer {}", created["seats"][s]["token"].as_str().unwrap_or_default())).collect();
-                let url = format!("{base}/v1/games/{id}/moves");
+                let urls: Vec<String> = bases.iter().map(|base| format!("{base}/v1/games/{id}/moves")).collect();
                 let playout = &playouts[(client + games * 7) % playouts.len()];
                 for planned in &playout.moves {
                     if Instant::now() >= deadline {
                         break 'games;
                     }
+                    sent_moves += 1;
                     let request = http
-                        .post(&url)
+                        .post(&urls[(client + sent_moves) % urls.len()])
                         .header("authorization", &tokens[planned.seat])
                         .header("content-type", "application/json")
                         .body(planned.rest_body.clone());
@@ -176,7 +192,7 @@ pub async fn rest(server: &Server, playouts: &[Arc<Playout>], clients: usize, se
     }
     let (latencies, games) = collect(tasks).await?;
     let elapsed = started.elapsed();
-    let cpu = server.cpu()?.saturating_sub(cpu_before);
+    let cpu = cpu()?.saturating_sub(cpu_before);
     Ok(summarize(clients, latencies, games, elapsed, cpu))
 }
 

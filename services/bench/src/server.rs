@@ -44,6 +44,14 @@ impl Server {
     /// # Errors
     /// When the binary cannot be started, exits, or is not ready in time.
     pub async fn start(binary: &Path) -> Result<Server, String> {
+        Server::start_with(binary, &[]).await
+    }
+
+    /// [`Server::start`] with more flags (`--store postgres://…`).
+    ///
+    /// # Errors
+    /// As [`Server::start`].
+    pub async fn start_with(binary: &Path, flags: &[String]) -> Result<Server, String> {
         let dir = tempfile::tempdir().map_err(|e| format!("cannot make a data directory: {e}"))?;
         let port = free_port()?;
         let log = std::fs::File::create(dir.path().join("server.log")).map_err(|e| format!("cannot make the server's log: {e}"))?;
@@ -53,6 +61,7 @@ impl Server {
             .arg("--data-dir")
             .arg(dir.path().join("data"))
             .args(UNTHROTTLED)
+            .args(flags)
             // Warnings only: the bench measures the server, not its
             // per-request log lines (the in-process bench had none either).
             .env("RUST_LOG", "warn")

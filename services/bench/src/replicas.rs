@@ -1,0 +1,242 @@
+//! `ludo-bench --postgres`: replicas on a PostgreSQL store (issue 12),
+//! beside sled and beside the database's own limit, in one run.
+//!
+//! It starts a throwaway PostgreSQL cluster (`initdb` on a free loopback
+//! port, as `storage/tests/common/postgres.rs` does for the tests), then at
+//! each concurrency N measures:
+//! - the raw baseline: N connections each doing single-row
+//!   `INSERT … ; COMMIT` (autocommit) of a record-sized row, as fast as
+//!   they can: what the database itself takes at that concurrency;
+//! - durable REST moves/s with one replica on the database, and with two
+//!   (each move to the next replica in turn, as a load balancer without
+//!   stickiness sends them);
+//! - the same moves on sled, one server (the embedded default).
+//!
+//! And the time from a move's answer on replica A to its record on a live
+//! stream (SSE) on replica B, p50 and p99 over a few hundred moves.
+
+#[path = "../../../storage/tests/common/postgres.rs"]
+#[allow(dead_code)]
+mod postgres;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::moves::{self, MoveRun, Playout};
+use crate::server::Server;
+
+/// What one concurrency measured.
+#[derive(serde::Serialize)]
+pub struct ReplicaRow {
+    /// Concurrent games (and raw writers).
+    pub concurrency: usize,
+    /// Raw single-row INSERT+COMMIT per second.
+    pub raw_inserts_per_s: f64,
+    /// REST, one replica on PostgreSQL.
+    pub one_replica: MoveRun,
+    /// REST, two replicas on PostgreSQL, moves alternating.
+    pub two_replicas: MoveRun,
+    /// REST, one server on sled.
+    pub sled: MoveRun,
+}
+
+/// Stream latency across replicas.
+#[derive(serde::Serialize)]
+pub struct Propagation {
+    /// Moves timed.
+    pub moves: usize,
+    /// Median, ms.
+    pub p50_ms: f64,
+    /// 99th percentile, ms.
+    pub p99_ms: f64,
+}
+
+/// Everything `--postgres` measured.
+#[derive(serde::Serialize)]
+pub struct ReplicaSuite {
+    /// Per concurrency.
+    pub rows: Vec<ReplicaRow>,
+    /// A → B stream latency.
+    pub propagation: Propagation,
+}
+
+/// Runs the suite against `binary`.
+///
+/// # Errors
+/// When PostgreSQL cannot be started, or a server or a request fails.
+pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[usize], seconds: Duration) -> Result<ReplicaSuite, String> {
+    let cluster = tokio::task::spawn_blocking(postgres::Cluster::start)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("no PostgreSQL cluster could be started (install Debian's `postgresql` package)")?;
+    let mut rows = Vec::new();
+    for (i, &n) in concurrency.iter().enumerate() {
+        // A database per concurrency: every phase starts on empty tables.
+        let url = cluster.new_database(&format!("bench{i}"));
+        eprintln!("ludo-bench: postgres: N={n}: raw INSERT+COMMIT, one replica, two replicas, sled");
+        let raw_inserts_per_s = raw_inserts(&url, n, seconds).await?;
+        let flags = vec!["--store".to_string(), url.clone(), "--store-pool-size".to_string(), n.clamp(4, 32).to_string()];
+        let one_replica = {
+            let a = Server::start_with(binary, &flags).await?;
+            moves::rest(&a, playouts, n, seconds).await?
+        };
+        let two_replicas = {
+            let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
+            moves::rest_on(&[&a, &b], playouts, n, seconds).await?
+        };
+        let sled = {
+            let server = Server::start(binary).await?;
+            moves::rest(&server, playouts, n, seconds).await?
+        };
+        rows.push(ReplicaRow { concurrency: n, raw_inserts_per_s, one_replica, two_replicas, sled });
+    }
+    let url = cluster.new_database("propagation");
+    let flags = vec!["--store".to_string(), url];
+    let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
+    let propagation = propagation(&a, &b).await?;
+    Ok(ReplicaSuite { rows, propagation })
+}
+
+/// `clients` connections inserting one record-sized row per transaction.
+async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<f64, String> {
+    let (setup, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.map_err(|e| format!("raw baseline: {e}"))?;
+    tokio::spawn(connection);
+    setup
+        .batch_execute("CREATE TABLE raw_inserts (id bigserial PRIMARY KEY, payload bytea NOT NULL)")
+        .await
+        .map_err(|e| format!("raw baseline: {e}"))?;
+    let payload = vec![0x5a_u8; 400];
+    let started = Instant::now();
+    let deadline = started + seconds;
+    let mut tasks = Vec::new();
+    for _ in 0..clients {
+        let (url, payload) = (url.to_string(), payload.clone());
+        tasks.push(tokio::spawn(async move {
+            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.map_err(|e| e.to_string())?;
+            tokio::spawn(connection);
+            let insert = client.prepare("INSERT INTO raw_inserts (payload) VALUES ($1)").await.map_err(|e| e.to_string())?;
+            let mut done = 0u64;
+            while Instant::now() < deadline {
+                client.execute(&insert, &[&payload]).await.map_err(|e| e.to_string())?;
+                done += 1;
+            }
+            Ok::<u64, String>(done)
+        }));
+    }
+    let mut total = 0;
+    for task in tasks {
+        total += task.await.map_err(|e| e.to_string())??;
+    }
+    Ok(total as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Moves made on `a`, timed until they arrive on a live stream on `b`.
+async fn propagation(a: &Server, b: &Server) -> Result<Propagation, String> {
+    const MOVES: usize = 300;
+    let http = reqwest::Client::new();
+    let mut times = Vec::with_capacity(MOVES);
+    while times.len() < MOVES {
+        let body = json!({"kind": "battle13", "players": ["A", "B", "C", "D"], "options": {"target_crowns": 100}});
+        let game: Value = http
+            .post(format!("{}/v1/games", a.base))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .json()
+            .await
+            .map_err(|e| e.to_string())?;
+        let id = game["id"].as_str().ok_or("no game id")?.to_string();
+        let mut stream = http.get(format!("{}/v1/games/{id}/stream?from=1", b.base)).send().await.map_err(|e| e.to_string())?;
+        let mut pending = String::new();
+        loop {
+            let state: Value = http
+                .get(format!("{}/v1/games/{id}", a.base))
+                .send()
+                .await
+                .map_err(|e| e.to_string())?
+                .json()
+                .await
+                .map_err(|e| e.to_string())?;
+            let Some(seat) = state["status"]["to_move"][0].as_u64() else { break };
+            let token = game["seats"][seat as usize]["token"].as_str().unwrap_or_default();
+            let legal: Value = http
+                .get(format!("{}/v1/games/{id}/legal-moves", a.base))
+                .bearer_auth(token)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?
+                .json()
+                .await
+                .map_err(|e| e.to_string())?;
+            let mv = legal["moves"][0].clone();
+            let answer = http
+                .post(format!("{}/v1/games/{id}/moves", a.base))
+                .bearer_auth(token)
+                .json(&json!({"move": mv}))
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
+            let answered = Instant::now();
+            let version = answer.json::<Value>().await.map_err(|e| e.to_string())?["version"].as_u64().ok_or("no version")?;
+            // Wait for this record on B's stream.
+            let wanted = format!("\"seq\":{version},");
+            while !pending.contains(&wanted) {
+                let chunk = tokio::time::timeout(Duration::from_secs(10), stream.chunk())
+                    .await
+                    .map_err(|_| format!("record {version} never reached the stream on B"))?
+                    .map_err(|e| e.to_string())?
+                    .ok_or("B's stream ended")?;
+                pending.push_str(&String::from_utf8_lossy(&chunk));
+            }
+            times.push(answered.elapsed());
+            // Keep only what may hold a later record.
+            if let Some(at) = pending.rfind("\n\n") {
+                pending.drain(..at);
+            }
+            if times.len() >= MOVES {
+                break;
+            }
+        }
+    }
+    times.sort_unstable();
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    Ok(Propagation { moves: times.len(), p50_ms: ms(times[times.len() / 2]), p99_ms: ms(times[times.len() * 99 / 100]) })
+}
+
+/// The suite as a table.
+#[must_use]
+pub fn table(suite: &ReplicaSuite, seconds: f64) -> String {
+    let mut out = format!(
+        "durable moves on PostgreSQL: N concurrent Cardinal games over REST, {seconds} s per phase; raw = N connections doing single-row INSERT+COMMIT on the same cluster\n"
+    );
+    out += "    N |    raw/s |  1 replica/s  x raw  p50 ms  p99 ms |  2 replicas/s  x raw  p50 ms  p99 ms |  sled/s  p50 ms  p99 ms\n";
+    for r in &suite.rows {
+        let x = |run: &MoveRun| run.moves_per_s / r.raw_inserts_per_s;
+        out += &format!(
+            "{:>5} | {:>8.0} | {:>12.0} {:>5.2}x {:>7.2} {:>7.2} | {:>13.0} {:>5.2}x {:>7.2} {:>7.2} | {:>7.0} {:>7.2} {:>7.2}\n",
+            r.concurrency,
+            r.raw_inserts_per_s,
+            r.one_replica.moves_per_s,
+            x(&r.one_replica),
+            r.one_replica.p50_ms,
+            r.one_replica.p99_ms,
+            r.two_replicas.moves_per_s,
+            x(&r.two_replicas),
+            r.two_replicas.p50_ms,
+            r.two_replicas.p99_ms,
+            r.sled.moves_per_s,
+            r.sled.p50_ms,
+            r.sled.p99_ms,
+        );
+    }
+    let p = &suite.propagation;
+    out += &format!(
+        "a move answered on replica A reaches a live stream on replica B: p50 {:.2} ms, p99 {:.2} ms over {} moves (target: p99 < 50 ms); target for the replicas: >= 0.5x raw\n",
+        p.p50_ms, p.p99_ms, p.moves
+    );
+    out
+}
