@@ -8,6 +8,7 @@
 //! skips without it unless `LUDO_REQUIRE_POSTGRES=1`.
 
 #[path = "../../../storage/tests/common/postgres.rs"]
+#[allow(dead_code)] // each test binary uses its own share of the harness
 mod postgres;
 
 use std::sync::Arc;

@@ -10,6 +10,7 @@
 
 mod common;
 #[path = "../../../storage/tests/common/postgres.rs"]
+#[allow(dead_code)] // each test binary uses its own share of the harness
 mod postgres;
 
 use std::path::{Path, PathBuf};
