@@ -179,3 +179,25 @@ async fn a_stream_keeps_following_across_a_lost_database_connection() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_behind_takes_a_move_made_for_the_latest_version() {
+    let Some(r) = replicas() else { return };
+    let game = create(&r.a, "cardinal", 2).await;
+    // B caches the game at version 0, then A plays on.
+    assert_eq!(r.b.get(&gid(&game), None).await.unwrap().version, 0);
+    for turn in 0..3 {
+        let (token, submission) = next(&r.a, &game, turn).await.expect("a move");
+        r.a.submit(&gid(&game), Some(&token), submission).await.expect("accepted on A");
+    }
+    // A move for version 3, straight to B, whose cache is at 0: the seat
+    // to move, the rules and the version are B's stale ones, and still the
+    // move is taken, on the game as the store has it.
+    let (token, submission) = next(&r.a, &game, 3).await.expect("a move");
+    assert_eq!(submission.expected_version, Some(3));
+    let accepted = r.b.submit(&gid(&game), Some(&token), submission.clone()).await.expect("B catches up and takes it");
+    assert_eq!(accepted.version, 4);
+    // And a stale expected version is still a conflict, with the latest.
+    let stale = r.b.submit(&gid(&game), Some(&token), submission).await;
+    assert!(matches!(stale, Err(ServiceError::VersionConflict { expected: 3, current: 4 })), "{stale:?}");
+}

@@ -69,6 +69,23 @@ impl GameService {
             }
             return self.caught_up(slot).await;
         }
+        self.loaded(stream).await
+    }
+
+    /// The cached game as it is, even on a shared store where it may be
+    /// behind (the submit path checks a refusal again; see `submit`), or
+    /// the game loaded from its log.
+    pub(super) async fn cached_slot(&self, stream: StreamId) -> Result<Arc<Slot>, ServiceError> {
+        let cached = self.games.lock().expect("games lock").get(&stream).map(Arc::clone);
+        if let Some(slot) = cached {
+            slot.last_used.store(self.tick(), Ordering::Relaxed);
+            return Ok(slot);
+        }
+        self.loaded(stream).await
+    }
+
+    /// The game loaded from its log and cached.
+    async fn loaded(&self, stream: StreamId) -> Result<Arc<Slot>, ServiceError> {
         let id = game_id(stream);
         let store = Arc::clone(&self.store);
         let (bytes, sealed) = tokio::try_join!(store.read(stream, 0, None), store.sealed(stream))?;

@@ -22,12 +22,39 @@ impl GameService {
         if let Some(request_id) = &request.request_id {
             check_request_id(request_id)?;
         }
+        if !self.store.shared() {
+            return self.submit_on(id, token, request, Cached::IsLatest).await;
+        }
+        // On a shared store the cached game may be behind what other
+        // servers appended. Writes do not ask the store first (that would
+        // be a round trip on every move): a move is tried on the cached
+        // game, and only when it is refused in a way a stale game would
+        // explain (the store's conflict above all) is it tried once more on
+        // the game caught up with the store, which decides.
+        match self.submit_on(id, token, request.clone(), Cached::MayBeBehind).await {
+            Err(
+                ServiceError::VersionConflict { .. }
+                | ServiceError::NotYourTurn { .. }
+                | ServiceError::RuleViolation { .. }
+                | ServiceError::InvalidInput { .. }
+                | ServiceError::GameFinished,
+            ) => self.submit_on(id, token, request, Cached::IsLatest).await,
+            other => other,
+        }
+    }
+
+    /// One try of [`Self::submit_move`], on the game as cached (`MayBeBehind`)
+    /// or as the store has it (`IsLatest`: caught up first on a shared store).
+    async fn submit_on(&self, id: &GameId, token: Option<&str>, request: Submission, cached: Cached) -> Result<MoveAccepted, ServiceError> {
         // The game the cache holds, locked for writing. If the cache forgot
         // it between the lookup and the lock (a tiny window, but a reader
         // could reload it in between and never see this move), the log is
         // the truth: load it again.
         let (slot, seat, mut writer) = loop {
-            let slot = self.slot(id).await?;
+            let slot = match cached {
+                Cached::IsLatest => self.slot(id).await?,
+                Cached::MayBeBehind => self.cached_slot(id.stream()).await?,
+            };
             let seat = slot.seat(token)?;
             if let Some(limiter) = &self.seat_moves {
                 limiter
@@ -75,8 +102,12 @@ impl GameService {
         if let Err(err) = appended {
             // The store may hold more than this cache knows (a failed flush
             // after a write): forget the game so the next request reloads it.
-            writer.evicted = true;
-            self.evict(slot.meta.stream);
+            // A conflict wrote nothing: on a shared store the cache is only
+            // behind, and the next use catches it up record by record.
+            if !(self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
+                writer.evicted = true;
+                self.evict(slot.meta.stream);
+            }
             return Err(match err {
                 StoreError::Conflict { actual_next, .. } => ServiceError::VersionConflict {
                     expected: request.expected_version.unwrap_or(current.version),
@@ -120,4 +151,14 @@ impl GameService {
         }
         Ok(answer(slot.meta.kind, seq, &game.status(), &game, seat, &effects))
     }
+}
+
+/// Whether a submission may use the cached game as it is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cached {
+    /// The cache is the latest state (this process is the only writer), or
+    /// must be made so first.
+    IsLatest,
+    /// The cache may be behind the store; a refusal is checked again.
+    MayBeBehind,
 }
