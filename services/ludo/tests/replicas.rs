@@ -126,6 +126,16 @@ http {{
 
 impl Drop for Balancer {
     fn drop(&mut self) {
+        // SIGTERM: nginx's master stops its workers before it exits (after
+        // a SIGKILL they would outlive it); SIGKILL only if it hangs.
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
