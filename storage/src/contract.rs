@@ -293,16 +293,6 @@ pub trait EventStore: Send + Sync + 'static {
     /// [`StoreError::Backend`], [`StoreError::Closed`].
     fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError>;
 
-    /// [`next_seq`](EventStore::next_seq), async, for callers that must
-    /// know the stream's length now (on a [`shared`](EventStore::shared)
-    /// store, another process may have appended since this one last looked).
-    ///
-    /// # Errors
-    /// As [`next_seq`](EventStore::next_seq).
-    fn length(&self, stream: StreamId) -> StoreFuture<u64> {
-        Box::pin(std::future::ready(self.next_seq(stream)))
-    }
-
     /// Whether other processes may append to this store too (a database
     /// shared by several servers): their appends are then only known by
     /// reading the store, and their notices come from it.

@@ -587,13 +587,6 @@ impl EventStore for PgStore {
         self.wait(next_seq(self.db(), stream))
     }
 
-    fn length(&self, stream: StreamId) -> StoreFuture<u64> {
-        if let Err(err) = self.check_open() {
-            return Box::pin(std::future::ready(Err(err)));
-        }
-        self.spawn(next_seq(self.db(), stream))
-    }
-
     fn shared(&self) -> bool {
         true
     }

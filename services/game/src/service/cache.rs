@@ -111,6 +111,7 @@ impl GameService {
             current: RwLock::new(Arc::new(Current { version: state.version, status, game: state.game })),
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
+            heard: AtomicU64::new(0),
         });
         // Two readers may load the same game at once: keep whichever came first.
         Ok(self.cache(stream, slot))
@@ -118,15 +119,17 @@ impl GameService {
 
     /// A cached game brought up to the store's length. On a shared store
     /// another server may have appended to the game since this one last
-    /// looked: every use asks the store for the game's length (one cheap
-    /// query), so a read never answers an older version than one already
-    /// acknowledged anywhere, and the records this server has not seen are
-    /// applied as replay applies them, request ids included (a retry sent
-    /// here after its first answer came from elsewhere finds it).
+    /// looked: every read asks the store for the records past the cached
+    /// version (one indexed read, usually answering none), so a read never
+    /// answers an older version than one already acknowledged anywhere, and
+    /// the records this server has not seen are applied as replay applies
+    /// them, request ids included (a retry sent here after its first answer
+    /// came from elsewhere finds it).
     async fn caught_up(&self, slot: Arc<Slot>) -> Result<Arc<Slot>, ServiceError> {
         let stream = slot.meta.stream;
-        let length = self.store.length(stream).await?;
-        if length <= slot.current().version + 1 {
+        // One read: the records past the cached version (usually none).
+        let newer = self.records(&slot, slot.current().version + 1, None).await?;
+        if newer.is_empty() {
             return Ok(slot);
         }
         let mut writer = Arc::clone(&slot.writer).lock_owned().await;
@@ -136,7 +139,12 @@ impl GameService {
             return Box::pin(self.slot_of(stream)).await;
         }
         let current = slot.current();
-        let records = self.records(&slot, current.version + 1, None).await?;
+        // A writer of this process may have applied some of them while the
+        // lock was awaited; if what is left does not follow on, read again.
+        let mut records: Vec<Record> = newer.into_iter().filter(|record| record.seq > current.version).collect();
+        if records.first().is_some_and(|record| record.seq != current.version + 1) {
+            records = self.records(&slot, current.version + 1, None).await?;
+        }
         if records.is_empty() {
             return Ok(slot);
         }

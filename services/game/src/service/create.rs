@@ -160,6 +160,7 @@ impl GameService {
             current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
+            heard: AtomicU64::new(0),
         });
         self.cache(stream, slot);
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();

@@ -126,6 +126,10 @@ struct Slot {
     /// never held across an await; the writer extends it before it
     /// publishes `current`, so it never lags what readers see.
     history: RwLock<Option<history::History>>,
+    /// On a shared store, the game's length as the store's notices last
+    /// told (0: none heard): more than the cached version + 1 means other
+    /// servers appended, and a move catches up before it is tried.
+    heard: AtomicU64,
 }
 
 impl Slot {
@@ -178,7 +182,10 @@ pub struct GameService {
     /// Per kind, options filled in when a request leaves them out or null.
     option_defaults: HashMap<&'static str, serde_json::Map<String, Value>>,
     /// Live games by stream. A std mutex: only held to look up or insert.
-    games: Mutex<HashMap<StreamId, Arc<Slot>>>,
+    /// Shared with the task hearing a shared store's notices.
+    games: Arc<Mutex<HashMap<StreamId, Arc<Slot>>>>,
+    /// Starts that task, once (on a shared store's first move).
+    hearing: std::sync::Once,
     /// Raised when the server starts shutting down: live streams end then,
     /// so a graceful shutdown does not wait on them forever.
     closing: tokio::sync::watch::Sender<bool>,
@@ -298,7 +305,8 @@ impl GameService {
             clock,
             ids: IdGenerator::default(),
             option_defaults,
-            games: Mutex::new(HashMap::new()),
+            games: Arc::default(),
+            hearing: std::sync::Once::new(),
             closing,
             doorbells: Arc::default(),
             metrics,

@@ -31,6 +31,19 @@ impl GameService {
         // game, and only when it is refused in a way a stale game would
         // explain (the store's conflict above all) is it tried once more on
         // the game caught up with the store, which decides.
+        self.hearing.call_once(|| {
+            tokio::spawn(hear(Arc::downgrade(&self.games), self.store.subscribe()));
+        });
+        // A notice already told of appends this cache lacks: catch up first.
+        let heard_behind = self
+            .games
+            .lock()
+            .expect("games lock")
+            .get(&id.stream())
+            .is_some_and(|slot| slot.heard.load(Ordering::Relaxed) > slot.current().version + 1);
+        if heard_behind {
+            return self.submit_on(id, token, request, Cached::IsLatest).await;
+        }
         match self.submit_on(id, token, request.clone(), Cached::MayBeBehind).await {
             Err(
                 ServiceError::VersionConflict { .. }
@@ -161,4 +174,26 @@ enum Cached {
     IsLatest,
     /// The cache may be behind the store; a refusal is checked again.
     MayBeBehind,
+}
+
+/// Keeps each cached game's `heard` up with a shared store's notices (its
+/// own appends' and other servers'), until the service is gone. A lost
+/// notice only loses the hint: a stale cache still learns from the store.
+async fn hear(
+    games: std::sync::Weak<Mutex<HashMap<StreamId, Arc<Slot>>>>,
+    mut notices: tokio::sync::broadcast::Receiver<ludo_storage::Appended>,
+) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match notices.recv().await {
+            Ok(notice) => {
+                let Some(games) = games.upgrade() else { return };
+                if let Some(slot) = games.lock().expect("games lock").get(&notice.stream) {
+                    slot.heard.fetch_max(notice.next_seq, Ordering::Relaxed);
+                }
+            }
+            Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => return,
+        }
+    }
 }
