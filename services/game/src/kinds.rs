@@ -207,17 +207,8 @@ macro_rules! hosted_games {
                     .map_err(|e: serde_json::Error| e.to_string())
             }
 
-            /// Parses an effect of this game from its JSON shape.
-            ///
-            /// # Errors
-            /// Why it is not an effect of this game.
-            pub fn parse_effect(&self, json: &Value) -> Result<AnyEffect, String> {
-                match self { $(AnyGame::$variant(_) => serde::Deserialize::deserialize(json).map(AnyEffect::$variant),)* }
-                    .map_err(|e: serde_json::Error| e.to_string())
-            }
-
-            /// [`AnyGame::parse_effect`] from JSON text (a stored record's
-            /// effect), with no tree in between.
+            /// Parses an effect of this game from its JSON text (a stored
+            /// record's effect), with no tree in between.
             ///
             /// # Errors
             /// Why the text is not an effect of this game.
