@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::moves::{self, MoveRun, Playout};
-use crate::server::Server;
+use crate::server::{Server, checked};
 
 /// What one concurrency measured.
 #[derive(serde::Serialize)]
@@ -140,38 +140,15 @@ async fn propagation(a: &Server, b: &Server) -> Result<Propagation, String> {
     let mut times = Vec::with_capacity(MOVES);
     while times.len() < MOVES {
         let body = json!({"kind": "battle13", "players": ["A", "B", "C", "D"], "options": {"target_crowns": 100}});
-        let game: Value = http
-            .post(format!("{}/v1/games", a.base))
-            .json(&body)
-            .send()
-            .await
-            .map_err(|e| e.to_string())?
-            .json()
-            .await
-            .map_err(|e| e.to_string())?;
+        let game = json_of(http.post(format!("{}/v1/games", a.base)).json(&body), "create").await?;
         let id = game["id"].as_str().ok_or("no game id")?.to_string();
         let mut stream = http.get(format!("{}/v1/games/{id}/stream?from=1", b.base)).send().await.map_err(|e| e.to_string())?;
         let mut pending = String::new();
         loop {
-            let state: Value = http
-                .get(format!("{}/v1/games/{id}", a.base))
-                .send()
-                .await
-                .map_err(|e| e.to_string())?
-                .json()
-                .await
-                .map_err(|e| e.to_string())?;
+            let state = json_of(http.get(format!("{}/v1/games/{id}", a.base)), "game").await?;
             let Some(seat) = state["status"]["to_move"][0].as_u64() else { break };
             let token = game["seats"][seat as usize]["token"].as_str().unwrap_or_default();
-            let legal: Value = http
-                .get(format!("{}/v1/games/{id}/legal-moves", a.base))
-                .bearer_auth(token)
-                .send()
-                .await
-                .map_err(|e| e.to_string())?
-                .json()
-                .await
-                .map_err(|e| e.to_string())?;
+            let legal = json_of(http.get(format!("{}/v1/games/{id}/legal-moves", a.base)).bearer_auth(token), "legal moves").await?;
             let mv = legal["moves"][0].clone();
             let answer = http
                 .post(format!("{}/v1/games/{id}/moves", a.base))
@@ -179,7 +156,8 @@ async fn propagation(a: &Server, b: &Server) -> Result<Propagation, String> {
                 .json(&json!({"move": mv}))
                 .send()
                 .await
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| format!("move: {e}"))?;
+            let answer = checked(answer, "a listed legal move was refused").await?;
             let answered = Instant::now();
             let version = answer.json::<Value>().await.map_err(|e| e.to_string())?["version"].as_u64().ok_or("no version")?;
             // Wait for this record on B's stream.
@@ -205,6 +183,13 @@ async fn propagation(a: &Server, b: &Server) -> Result<Propagation, String> {
     times.sort_unstable();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     Ok(Propagation { moves: times.len(), p50_ms: ms(times[times.len() / 2]), p99_ms: ms(times[times.len() * 99 / 100]) })
+}
+
+/// Sends `request` and answers its JSON body (`what` names it in errors,
+/// an error status included).
+async fn json_of(request: reqwest::RequestBuilder, what: &str) -> Result<Value, String> {
+    let answer = request.send().await.map_err(|e| format!("{what}: {e}"))?;
+    checked(answer, what).await?.json().await.map_err(|e| format!("{what}: {e}"))
 }
 
 /// The suite as a table.
