@@ -161,22 +161,12 @@ mod tests {
         let to: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
         // A first run cut short: one game whole, one with a prefix only.
         let first = from.list_streams(None, 2).unwrap();
-        let whole = from.read_blocking(first[0], 0, None).unwrap();
-        to.append(AppendRequest::create(
-            first[0],
-            whole.iter().map(|r| r.bytes.clone()).collect(),
-            from.sealed_blocking(first[0]).unwrap(),
-        ))
-        .wait()
-        .unwrap();
-        let prefix = from.read_blocking(first[1], 0, Some(2)).unwrap();
-        to.append(AppendRequest::create(
-            first[1],
-            prefix.iter().map(|r| r.bytes.clone()).collect(),
-            from.sealed_blocking(first[1]).unwrap(),
-        ))
-        .wait()
-        .unwrap();
+        let copy_first = |stream, records: Option<u64>| {
+            let bytes = from.read_blocking(stream, 0, records).unwrap().into_iter().map(|r| r.bytes).collect();
+            to.append(AppendRequest::create(stream, bytes, from.sealed_blocking(stream).unwrap())).wait().unwrap();
+        };
+        copy_first(first[0], None);
+        copy_first(first[1], Some(2));
         let (from2, to2) = (Arc::clone(&from), Arc::clone(&to));
         let copied = tokio::task::spawn_blocking(move || copy(&from2, &to2, &ProgressBar::hidden())).await.unwrap().unwrap();
         assert_eq!(copied, Copied { games: 4, records: 4 + 3 * 6, skipped: 1 });

@@ -250,16 +250,21 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
     b.terminate();
 }
 
-#[test]
-fn a_database_that_cannot_be_reached_stops_the_start_with_a_clear_error() {
+/// `ludo serve --store STORE`, run to its exit (for stores it refuses).
+fn serve_until_exit(store: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();
-    let store = format!("postgres://ludo:secret@127.0.0.1:{}/games", free_port());
-    let out = Command::new(env!("CARGO_BIN_EXE_ludo"))
+    Command::new(env!("CARGO_BIN_EXE_ludo"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(dir.path())
-        .args(["--store", &store])
+        .args(["--store", store])
         .output()
-        .expect("ludo runs");
+        .expect("ludo runs")
+}
+
+#[test]
+fn a_database_that_cannot_be_reached_stops_the_start_with_a_clear_error() {
+    let store = format!("postgres://ludo:secret@127.0.0.1:{}/games", free_port());
+    let out = serve_until_exit(&store);
     assert!(!out.status.success(), "it must not serve without its database");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot reach PostgreSQL") && stderr.contains("refused"), "{stderr}");
@@ -280,14 +285,7 @@ fn a_schema_newer_than_the_binary_is_refused() {
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("version 99, newer than this build's 1"), "{stderr}");
-    let dir = tempfile::tempdir().unwrap();
-    let serve = Command::new(env!("CARGO_BIN_EXE_ludo"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
-        .arg(dir.path())
-        .args(["--store", &url])
-        .output()
-        .expect("ludo runs");
-    assert!(!serve.status.success(), "a server does not start on a newer schema");
+    assert!(!serve_until_exit(&url).status.success(), "a server does not start on a newer schema");
 }
 
 /// One client's game for the kill test: what it was told was durable.
