@@ -1,9 +1,9 @@
 //! Listing games reads the per-game summaries kept beside the logs: a
 //! filtered listing loads no game, whatever it matches; a game without a
-//! summary (a data directory from before summaries) is described once from
-//! its log and its summary written back.
+//! summary (a store written before summaries) is described once from its
+//! log and its summary written back.
 
-use ludo_blackbox::{Rest, TestServer, chooser};
+use ludo_blackbox::{Rest, TestServer, chooser, tamper};
 use serde_json::{Value, json};
 
 async fn metric(rest: &Rest, name: &str) -> f64 {
@@ -77,16 +77,9 @@ async fn listing_reads_summaries_not_logs() {
     assert_eq!(all_games(&rest, "&kind=kardinal").await.len(), 3);
     server.stop().await;
 
-    // A data directory from before summaries: four games have none.
-    {
-        let db = sled::open(dir.path()).unwrap();
-        let summaries = db.open_tree("summaries").unwrap();
-        for id in &ids[3..7] {
-            let key = uuid_bytes(id);
-            assert!(summaries.remove(key).unwrap().is_some(), "every game had a summary");
-        }
-        db.flush().unwrap();
-    }
+    // A store from before summaries: four games have none.
+    let without: Vec<&str> = ids[3..7].iter().map(String::as_str).collect();
+    tamper::forget_summaries(dir.path(), &without);
 
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
@@ -103,11 +96,4 @@ async fn listing_reads_summaries_not_logs() {
     assert_eq!(all_games(&rest, "&state=finished&kind=battle13").await, Vec::<Value>::new());
     assert_eq!(metric(&rest, "ludo_live_games").await, 0.0, "no game was loaded to be listed");
     server.stop().await;
-}
-
-fn uuid_bytes(id: &str) -> [u8; 16] {
-    let hex: String = id.chars().filter(|c| *c != '-').collect();
-    let mut out = [0u8; 16];
-    hex::decode_to_slice(hex, &mut out).unwrap();
-    out
 }

@@ -1,9 +1,9 @@
 //! Replay, audit and live updates: export → verify → import for every game
-//! kind, tampering caught at the exact record (in an export and in the sled
-//! log), seed commitments checked, live streams that deliver every record
+//! kind, tampering caught at the exact record (in an export and in the
+//! store), seed commitments checked, live streams that deliver every record
 //! exactly once in order across a reconnect, redacted per seat.
 
-use ludo_blackbox::{Rest, TestServer, authed, chooser, kardinal_leaks};
+use ludo_blackbox::{Rest, TestServer, authed, chooser, kardinal_leaks, tamper};
 use ludo_proto::v1 as pb;
 use serde_json::{Value, json};
 
@@ -144,7 +144,7 @@ async fn tampered_exports_are_caught_at_the_exact_record() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flipped_byte_in_the_sled_log_is_caught_at_its_record() {
+async fn a_flipped_byte_in_the_stored_log_is_caught_at_its_record() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
@@ -155,17 +155,7 @@ async fn a_flipped_byte_in_the_sled_log_is_caught_at_its_record() {
     let id = victim["id"].as_str().unwrap();
     server.stop().await;
 
-    {
-        let db = sled::open(dir.path()).unwrap();
-        let records = db.open_tree("records").unwrap();
-        let stream = ludo_storage::StreamId(*uuid_bytes(id));
-        let key = ludo_storage::RecordKey::new(stream, 5).to_bytes();
-        let mut value = records.get(key).unwrap().expect("record 5 is stored").to_vec();
-        let middle = value.len() / 2;
-        value[middle] ^= 0x01;
-        records.insert(key, value).unwrap();
-        db.flush().unwrap();
-    }
+    tamper::flip_record_bit(dir.path(), id, 5);
 
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
@@ -178,13 +168,6 @@ async fn a_flipped_byte_in_the_sled_log_is_caught_at_its_record() {
     let bystander_id = bystander["id"].as_str().unwrap();
     assert_eq!(rest.get(&format!("/v1/games/{bystander_id}"), None).await.status, 200, "other games are untouched");
     server.stop().await;
-}
-
-fn uuid_bytes(id: &str) -> Box<[u8; 16]> {
-    let hex: String = id.chars().filter(|c| *c != '-').collect();
-    let mut out = [0u8; 16];
-    hex::decode_to_slice(hex, &mut out).unwrap();
-    Box::new(out)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,26 +1,183 @@
 //! Shared helpers of the black-box tests: a real server on port 0 over a
-//! sled data directory, and thin REST and gRPC clients.
+//! store, and thin REST and gRPC clients.
+//!
+//! # Which store
+//! Every suite runs on sled (each server's data directory). The test binary
+//! `on_postgres` (tests/on_postgres.rs) runs the same suites again on
+//! PostgreSQL: each data directory stands for a database of its own in one
+//! throwaway cluster per test process (`Cluster::shared`), so a restart on
+//! the same directory finds the same database. `LUDO_TEST_STORE=sled` or
+//! `=postgres` chooses for any binary. Without PostgreSQL on the machine
+//! the PostgreSQL runs print why and use sled instead, unless
+//! `LUDO_REQUIRE_POSTGRES=1` (CI), which makes that a failure.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ludo_engine::{Engine, Seat, Seed, Setup, Status};
 use ludo_game::{GameService, SystemClock};
 use ludo_proto::v1::ludo_client::LudoClient;
-use ludo_storage::{EventStore, SledOptions, SledStore};
+use ludo_storage::{EventStore, PgOptions, PgStore, SledOptions, SledStore};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
-/// The real server, serving on an ephemeral port over a sled data directory.
+/// The throwaway PostgreSQL cluster of the tests (the storage crate's
+/// harness, shared with its conformance suite).
+#[path = "../../storage/tests/common/postgres.rs"]
+#[allow(dead_code)]
+pub mod postgres;
+
+/// The event store the black-box servers of this test process run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An embedded sled database in the server's data directory.
+    Sled,
+    /// A database of its own per data directory, in one cluster per process.
+    Postgres,
+}
+
+impl Backend {
+    /// `LUDO_TEST_STORE` if set; otherwise PostgreSQL for the `on_postgres`
+    /// test binary (cargo names it `on_postgres-<hash>`) and sled for the
+    /// others; sled, with a printed reason, when PostgreSQL was asked for
+    /// but this machine has none (and it is not required).
+    pub fn current() -> Backend {
+        static CURRENT: OnceLock<Backend> = OnceLock::new();
+        *CURRENT.get_or_init(|| {
+            let asked = match std::env::var("LUDO_TEST_STORE").as_deref() {
+                Ok("postgres") => Backend::Postgres,
+                Ok("sled") => Backend::Sled,
+                Ok(other) => panic!("LUDO_TEST_STORE={other}: expected `sled` or `postgres`"),
+                Err(_) => {
+                    let exe = std::env::current_exe().ok();
+                    let name = exe.as_deref().and_then(Path::file_name).and_then(|n| n.to_str()).unwrap_or("");
+                    if name.starts_with("on_postgres") { Backend::Postgres } else { Backend::Sled }
+                }
+            };
+            if asked == Backend::Postgres && postgres::Cluster::shared().is_none() {
+                eprintln!("the black-box suites run on sled here, not on PostgreSQL (see the reason above)");
+                return Backend::Sled;
+            }
+            asked
+        })
+    }
+
+    /// The database standing for `data_dir` on PostgreSQL (created on first
+    /// use): its name and URL.
+    fn database(data_dir: &Path) -> (String, String) {
+        static DATABASES: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+        let cluster = postgres::Cluster::shared().expect("Backend::current checked that the cluster runs");
+        let mut databases = DATABASES.get_or_init(Default::default).lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let count = databases.len();
+        let name = databases
+            .entry(data_dir.to_path_buf())
+            .or_insert_with(|| {
+                let name = format!("blackbox_{count}");
+                cluster.new_database(&name);
+                name
+            })
+            .clone();
+        let url = cluster.url(&name);
+        (name, url)
+    }
+
+    /// Opens the store of `data_dir` on this backend.
+    async fn open(self, data_dir: &Path) -> Arc<dyn EventStore> {
+        match self {
+            Backend::Sled => Arc::new(SledStore::open(data_dir, SledOptions::default()).expect("open sled")),
+            Backend::Postgres => {
+                let (_, url) = Backend::database(data_dir);
+                // Connecting waits on the store's own runtime: not on this one's workers.
+                let store = tokio::task::spawn_blocking(move || PgStore::connect(&url, &PgOptions { pool_size: 8 }))
+                    .await
+                    .expect("connect task")
+                    .expect("connect to the test database");
+                Arc::new(store)
+            }
+        }
+    }
+}
+
+/// Changes made to a stopped server's store behind its back, as an operator,
+/// a bug or an attacker could, on whichever backend the tests run.
+pub mod tamper {
+    use super::{Backend, Path};
+
+    fn stream_hex(id: &str) -> String {
+        let hex: String = id.chars().filter(|c| *c != '-').collect();
+        assert_eq!(hex.len(), 32, "a game id is a UUID");
+        hex
+    }
+
+    /// Deletes the listing summaries of the games `ids`, as a store written
+    /// before summaries existed has none.
+    pub fn forget_summaries(data_dir: &Path, ids: &[&str]) {
+        match Backend::current() {
+            Backend::Sled => {
+                let db = sled::open(data_dir).unwrap();
+                let summaries = db.open_tree("summaries").unwrap();
+                for id in ids {
+                    let mut key = [0u8; 16];
+                    hex::decode_to_slice(stream_hex(id), &mut key).unwrap();
+                    assert!(summaries.remove(key).unwrap().is_some(), "game {id} had a summary");
+                }
+                db.flush().unwrap();
+            }
+            Backend::Postgres => {
+                let (name, _) = Backend::database(data_dir);
+                for id in ids {
+                    let sql = format!(
+                        "UPDATE ludo_streams SET summary = NULL WHERE stream = '\\x{}' AND summary IS NOT NULL RETURNING 1",
+                        stream_hex(id)
+                    );
+                    let cluster = super::postgres::Cluster::shared().unwrap();
+                    assert_eq!(cluster.psql(&name, &sql).lines().next(), Some("1"), "game {id} had a summary");
+                }
+            }
+        }
+    }
+
+    /// Flips the lowest bit of the middle byte of record `seq` of game `id`.
+    pub fn flip_record_bit(data_dir: &Path, id: &str, seq: u64) {
+        match Backend::current() {
+            Backend::Sled => {
+                let db = sled::open(data_dir).unwrap();
+                let records = db.open_tree("records").unwrap();
+                let mut stream = [0u8; 16];
+                hex::decode_to_slice(stream_hex(id), &mut stream).unwrap();
+                let key = ludo_storage::RecordKey::new(ludo_storage::StreamId(stream), seq).to_bytes();
+                let mut value = records.get(key).unwrap().expect("the record is stored").to_vec();
+                let middle = value.len() / 2;
+                value[middle] ^= 0x01;
+                records.insert(key, value).unwrap();
+                db.flush().unwrap();
+            }
+            Backend::Postgres => {
+                let (name, _) = Backend::database(data_dir);
+                let sql = format!(
+                    "UPDATE ludo_records SET bytes = set_byte(bytes, length(bytes) / 2, get_byte(bytes, length(bytes) / 2) # 1) \
+                     WHERE stream = '\\x{}' AND seq = {seq} RETURNING 1",
+                    stream_hex(id)
+                );
+                let cluster = super::postgres::Cluster::shared().unwrap();
+                assert_eq!(cluster.psql(&name, &sql).lines().next(), Some("1"), "record {seq} of game {id} is stored");
+            }
+        }
+    }
+}
+
+/// The real server, serving on an ephemeral port over a store of
+/// [`Backend::current`].
 pub struct TestServer {
     /// Where it listens.
     pub addr: SocketAddr,
     /// `http://addr`.
     pub base: String,
-    /// Its data directory.
+    /// Its data directory (on PostgreSQL, what names its database).
     pub data_dir: PathBuf,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
@@ -38,7 +195,7 @@ impl TestServer {
 
     /// Starts a server on `data_dir` with `config`'s limits.
     pub async fn start_with(data_dir: &Path, config: ludo_server::ServerConfig) -> TestServer {
-        let store: Arc<dyn EventStore> = Arc::new(SledStore::open(data_dir, SledOptions::default()).expect("open sled"));
+        let store = Backend::current().open(data_dir).await;
         let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");

@@ -11,6 +11,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// A running cluster; its superuser is `ludo`, trusted on loopback.
@@ -153,6 +154,36 @@ impl Cluster {
             drop(cluster);
             unavailable("postgres did not become ready on a free loopback port")
         }
+    }
+
+    /// One cluster for the whole test process, started on first use, for
+    /// suites whose every test wants a database of its own (see
+    /// [`Cluster::new_database`]) but not a cluster of its own.
+    ///
+    /// A static is never dropped, so a watchdog (a shell that outlives this
+    /// process by design) waits for the process to exit however it exits,
+    /// then stops the cluster and deletes its directory.
+    pub fn shared() -> Option<&'static Cluster> {
+        static SHARED: OnceLock<Option<Cluster>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| {
+                let cluster = Cluster::start()?;
+                let script = "while kill -0 \"$1\" 2>/dev/null; do sleep 0.2; done; \
+                              kill -s QUIT \"$2\" 2>/dev/null; \
+                              while kill -0 \"$2\" 2>/dev/null; do sleep 0.1; done; rm -rf \"$3\"";
+                let watchdog = Command::new("sh")
+                    .args(["-c", script, "ludo-pg-watchdog", &std::process::id().to_string(), &cluster.child.id().to_string()])
+                    .arg(cluster._dir.path())
+                    // Not holding the test's output open: a reader of it
+                    // would otherwise wait for the watchdog too.
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .spawn();
+                assert!(watchdog.is_ok(), "the shared cluster's watchdog cannot start: {watchdog:?}");
+                Some(cluster)
+            })
+            .as_ref()
     }
 
     /// Stops the server at once (an immediate shutdown: what a crash or a
