@@ -300,6 +300,16 @@ pub trait EventStore: Send + Sync + 'static {
         false
     }
 
+    /// How often a reader following a stream should read it again although
+    /// no notice rang: `None` when this store's notices are complete (every
+    /// append, whoever made it, is announced to every subscriber). A store
+    /// shared with other servers hears their appends through the database,
+    /// which may drop a notice (a lost connection) or not carry them at all
+    /// (a database without notifications): readers then poll.
+    fn poll_every(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// Stream ids in byte order, strictly after `after`, at most `limit`.
     ///
     /// # Errors

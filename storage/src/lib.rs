@@ -30,5 +30,5 @@ pub use contract::{
 };
 pub use key::{RecordKey, StreamId};
 pub use memory::MemoryStore;
-pub use postgres::{MIGRATIONS, NOTIFY_CHANNEL, PgOptions, PgStore, schema_version};
+pub use postgres::{MIGRATIONS, NOTIFY_CHANNEL, POLL_WHILE_LISTENING, PgOptions, PgStore, schema_version};
 pub use sled_store::{Durability, RECOVERY_INTERVAL, SledOptions, SledStore};

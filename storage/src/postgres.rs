@@ -27,6 +27,15 @@
 //! notifying transaction takes a cluster-wide lock to commit), so other
 //! servers on the same database hear it (see the channel [`NOTIFY_CHANNEL`]).
 //!
+//! Notifications are the one thing the databases that speak PostgreSQL's
+//! protocol differ on (CockroachDB has no `LISTEN`), so they sit behind a
+//! small seam: [`PgOptions::listen`] off, or a `LISTEN` the database refuses
+//! as unsupported, and the store neither publishes nor listens; instead
+//! [`EventStore::poll_every`] tells readers to look every
+//! [`PgOptions::poll`]. While listening they still look every
+//! [`POLL_WHILE_LISTENING`], for notices lost while the listening
+//! connection was down; while it is down, every [`PgOptions::poll`].
+//!
 //! # Threads
 //! The store owns a small tokio runtime ("ludo-pg" threads) on which its
 //! connections live and its queries run. Async callers await them from any
@@ -42,6 +51,7 @@ use std::future::Future;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio::sync::{broadcast, oneshot};
@@ -59,6 +69,10 @@ pub const NOTIFY_CHANNEL: &str = "ludo_appended";
 
 /// How long connecting may take, unless the URL says (`connect_timeout`).
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often streams read again although no notice rang, while this store
+/// listens (for notices published while its listening connection was down).
+pub const POLL_WHILE_LISTENING: Duration = Duration::from_secs(2);
 
 /// Pause before listening again after the listening connection was lost.
 const RELISTEN_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
@@ -91,11 +105,18 @@ pub fn schema_version() -> i32 {
 pub struct PgOptions {
     /// Connections kept open at most.
     pub pool_size: usize,
+    /// Whether to publish appends and hear other servers' with
+    /// `LISTEN`/`NOTIFY`; off for a database without them (see the module
+    /// docs). Every server on one database should say the same.
+    pub listen: bool,
+    /// How often streams look for other servers' appends while this store
+    /// does not hear them (`listen` off, or its connection down).
+    pub poll: Duration,
 }
 
 impl Default for PgOptions {
     fn default() -> Self {
-        PgOptions { pool_size: 16 }
+        PgOptions { pool_size: 16, listen: true, poll: Duration::from_millis(250) }
     }
 }
 
@@ -113,8 +134,13 @@ pub struct PgStore {
     counters: Arc<Counters>,
     /// This store's mark on the notices it publishes, to know its own.
     instance: u64,
-    /// Notices for other servers, to the publisher (see [`publish`]).
-    publish: tokio::sync::mpsc::UnboundedSender<String>,
+    /// Notices for other servers, to the publisher (see [`publish`]); none
+    /// when this store does not notify.
+    publish: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Whether other servers' appends are being heard now.
+    hearing: Arc<AtomicBool>,
+    /// How often readers look while they are not (see [`PgOptions::poll`]).
+    poll: Duration,
 }
 
 /// Appends and records acknowledged.
@@ -168,17 +194,24 @@ impl PgStore {
             probing: Arc::new(AtomicBool::new(false)),
             counters: Arc::default(),
             instance: instance_id(),
-            publish: publishing,
+            publish: options.listen.then_some(publishing),
+            hearing: Arc::new(AtomicBool::new(false)),
+            poll: options.poll,
         };
-        store.handle.spawn(publish(store.db(), published));
+        if options.listen {
+            store.handle.spawn(publish(store.db(), published));
+        }
         let pool = store.pool.clone();
         store.wait(async move { migrate(&pool).await })?;
-        if let Some(notices) = store.notices.lock().unwrap_or_else(PoisonError::into_inner).clone() {
+        if let Some(notices) = store.notices.lock().unwrap_or_else(PoisonError::into_inner).clone()
+            && options.listen
+        {
             // Open means listening: wait (a bounded time) for the first
             // LISTEN, so that appends other servers make from now on are
             // heard. If it fails, the listener keeps trying on its own.
             let (listening, first) = oneshot::channel();
-            store.handle.spawn(listen(listener_config, store.instance, notices.downgrade(), listening));
+            let hearing = Hearing { instance: store.instance, notices: notices.downgrade(), now: Arc::clone(&store.hearing) };
+            store.handle.spawn(listen(listener_config, hearing, listening));
             store.wait(async move {
                 let _ = tokio::time::timeout(CONNECT_TIMEOUT, first).await;
                 Ok(())
@@ -407,13 +440,25 @@ fn instance_id() -> u64 {
     hasher.finish()
 }
 
+/// What the listener needs of its store.
+struct Hearing {
+    /// The store's mark, to skip its own notices.
+    instance: u64,
+    /// The store's subscribers, held weakly: once the store is closed (or
+    /// dropped), the listener stops.
+    notices: broadcast::WeakSender<Appended>,
+    /// Set while listening (see [`EventStore::poll_every`]).
+    now: Arc<AtomicBool>,
+}
+
 /// Hears the appends other servers publish on [`NOTIFY_CHANNEL`] and sends
 /// them to this store's subscribers, on a connection of its own; when it is
 /// lost, listens again. A notice is only a doorbell: what was published
 /// while no connection listened is not heard, and readers re-read by seq.
-/// It holds the notice channel weakly: once the store is closed (or
-/// dropped), it stops.
-async fn listen(config: tokio_postgres::Config, instance: u64, notices: broadcast::WeakSender<Appended>, listening: oneshot::Sender<()>) {
+/// A database that refuses `LISTEN` as unsupported is not asked again: the
+/// store's readers poll (see the module docs).
+async fn listen(config: tokio_postgres::Config, hearing: Hearing, listening: oneshot::Sender<()>) {
+    let Hearing { instance, notices, now } = hearing;
     let own = format!("{instance:016x}:");
     let mut listening = Some(listening);
     while notices.upgrade().is_some() {
@@ -437,10 +482,19 @@ async fn listen(config: tokio_postgres::Config, instance: u64, notices: broadcas
                     }
                 });
                 let listened = client.batch_execute(&format!("LISTEN {NOTIFY_CHANNEL}")).await;
+                now.store(listened.is_ok(), Ordering::Release);
                 if let Some(listening) = listening.take() {
                     let _ = listening.send(());
                 }
                 if let Err(err) = listened {
+                    if err.code() == Some(&SqlState::FEATURE_NOT_SUPPORTED) {
+                        tracing::warn!(
+                            "this database does not support LISTEN ({}): streams will poll for other servers' appends",
+                            describe(&err)
+                        );
+                        driver.abort();
+                        return;
+                    }
                     tracing::warn!("cannot LISTEN on PostgreSQL: {}", describe(&err));
                 } else {
                     while let Some(payload) = hearing.recv().await {
@@ -455,6 +509,7 @@ async fn listen(config: tokio_postgres::Config, instance: u64, notices: broadcas
                         }
                     }
                 }
+                now.store(false, Ordering::Release);
                 driver.abort();
             }
             Err(err) => tracing::warn!("cannot connect to PostgreSQL to hear other servers' appends: {}", describe(&err)),
@@ -560,7 +615,9 @@ impl EventStore for PgStore {
                 if let Some(notices) = &notices {
                     let _ = notices.send(appended.clone());
                 }
-                let _ = publish.send(format!("{instance:016x}:{}:{}:{}", appended.stream, appended.first_seq, appended.next_seq));
+                if let Some(publish) = &publish {
+                    let _ = publish.send(format!("{instance:016x}:{}:{}:{}", appended.stream, appended.first_seq, appended.next_seq));
+                }
             }
             // Let go of the channel before answering: once the store is
             // closed and its appends answered, subscribers see it end.
@@ -589,6 +646,10 @@ impl EventStore for PgStore {
 
     fn shared(&self) -> bool {
         true
+    }
+
+    fn poll_every(&self) -> Option<Duration> {
+        Some(if self.hearing.load(Ordering::Acquire) { POLL_WHILE_LISTENING } else { self.poll })
     }
 
     fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {

@@ -39,7 +39,7 @@ fn sled_fsync() -> Option<Opened> {
 fn postgres() -> Option<Opened> {
     let cluster = Cluster::start()?;
     let url = cluster.new_database("conformance");
-    let store = PgStore::connect(&url, &PgOptions { pool_size: 8 }).expect("connect to the test database");
+    let store = PgStore::connect(&url, &PgOptions { pool_size: 8, ..PgOptions::default() }).expect("connect to the test database");
     Some(Opened { store: Box::new(store), _dir: None, _cluster: Some(cluster) })
 }
 

@@ -92,10 +92,11 @@ impl Backend {
             Backend::Postgres => {
                 let (_, url) = Backend::database(data_dir);
                 // Connecting waits on the store's own runtime: not on this one's workers.
-                let store = tokio::task::spawn_blocking(move || PgStore::connect(&url, &PgOptions { pool_size: 8 }))
-                    .await
-                    .expect("connect task")
-                    .expect("connect to the test database");
+                let store =
+                    tokio::task::spawn_blocking(move || PgStore::connect(&url, &PgOptions { pool_size: 8, ..PgOptions::default() }))
+                        .await
+                        .expect("connect task")
+                        .expect("connect to the test database");
                 Arc::new(store)
             }
         }

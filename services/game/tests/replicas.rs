@@ -29,9 +29,13 @@ struct Replicas {
 }
 
 fn replicas() -> Option<Replicas> {
+    replicas_with(&PgOptions { pool_size: 4, ..PgOptions::default() })
+}
+
+fn replicas_with(options: &PgOptions) -> Option<Replicas> {
     let cluster = Cluster::start()?;
     let url = cluster.new_database("replicas");
-    let open = || -> Arc<dyn EventStore> { Arc::new(PgStore::connect(&url, &PgOptions { pool_size: 4 }).expect("connect")) };
+    let open = || -> Arc<dyn EventStore> { Arc::new(PgStore::connect(&url, options).expect("connect")) };
     let (a_store, b_store) = (open(), open());
     Some(Replicas {
         a: GameService::new(a_store, Arc::new(SystemClock)),
@@ -153,6 +157,57 @@ async fn a_stream_on_one_replica_follows_moves_made_on_the_other() {
         let Some(Ok(ludo_game::Watched::Update(update))) = update else { panic!("record {version}: {update:?}") };
         assert_eq!(update.event.seq, version, "in order, with no gap and no duplicate");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_notifications_a_stream_follows_the_other_replica_by_polling() {
+    // As on a database without LISTEN/NOTIFY (CockroachDB): the stores
+    // neither publish nor listen, and tell readers to poll.
+    let poll = Duration::from_millis(100);
+    let Some(r) = replicas_with(&PgOptions { pool_size: 4, listen: false, poll }) else { return };
+    assert_eq!(r.b_store.poll_every(), Some(poll));
+    assert_eq!(
+        r.cluster.psql("replicas", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'").trim(),
+        "0",
+        "nobody listens"
+    );
+    let mut heard = r.b_store.subscribe();
+    let game = create(&r.a, "cardinal", 3).await;
+    let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else { panic!("a live game") };
+    let mut made = Vec::new();
+    for turn in 0..12 {
+        let Some((token, submission)) = next(&r.a, &game, turn).await else { break };
+        made.push(r.a.submit(&gid(&game), Some(&token), submission).await.expect("accepted on A").version);
+    }
+    for version in made {
+        let update = tokio::time::timeout(Duration::from_secs(10), updates.recv()).await.expect("B's stream finds A's move");
+        let Some(Ok(ludo_game::Watched::Update(update))) = update else { panic!("record {version}: {update:?}") };
+        assert_eq!(update.event.seq, version, "in order, with no gap and no duplicate");
+    }
+    assert!(heard.try_recv().is_err(), "B's store heard no notice of A's appends: the stream found them by polling");
+    // Both replicas still agree on writes: a move for the latest version on B.
+    let (token, submission) = next(&r.b, &game, 1).await.expect("a move");
+    r.b.submit(&gid(&game), Some(&token), submission).await.expect("B takes the next move");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listening_store_polls_only_as_a_safety_net() {
+    let Some(r) = replicas() else { return };
+    assert_eq!(r.b_store.poll_every(), Some(ludo_storage::POLL_WHILE_LISTENING), "listening once open");
+    // Its listening connection cut, it polls at the fast rate until it listens again.
+    r.cluster.psql("replicas", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
+    let deaf = async {
+        while r.b_store.poll_every() != Some(PgOptions::default().poll) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), deaf).await.expect("it knows it stopped hearing");
+    let listening = async {
+        while r.b_store.poll_every() != Some(ludo_storage::POLL_WHILE_LISTENING) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), listening).await.expect("and listens again by itself");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

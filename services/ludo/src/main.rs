@@ -278,7 +278,13 @@ fn copy_stores(args: &CopyArgs) -> Result<String, String> {
         return Err(format!("--from and --to are the same store ({})", args.from));
     }
     let open = |spec: &StoreSpec| {
-        let store = StoreArgs { store: Some(spec.clone()), data_dir: PathBuf::new(), store_pool_size: args.store_pool_size };
+        let store = StoreArgs {
+            store: Some(spec.clone()),
+            data_dir: PathBuf::new(),
+            store_pool_size: args.store_pool_size,
+            store_notify: store::Notify::Listen,
+            store_poll_ms: 250,
+        };
         store.open(Durability::Flush)
     };
     let (from, to) = (open(&args.from)?, open(&args.to)?);

@@ -71,6 +71,26 @@ pub struct StoreArgs {
     /// Connections to PostgreSQL kept open at most (`--store postgres://…`).
     #[arg(long, env = "LUDO_STORE_POOL_SIZE", default_value_t = PgOptions::default().pool_size)]
     pub store_pool_size: usize,
+    /// How replicas sharing a PostgreSQL store hear each other's moves:
+    /// `listen` (LISTEN/NOTIFY, at once) or `poll` (for a database without
+    /// notifications, such as CockroachDB; streams re-read every
+    /// `--store-poll-ms`). All replicas of one database should say the same.
+    #[arg(long, env = "LUDO_STORE_NOTIFY", value_enum, default_value_t = Notify::Listen)]
+    pub store_notify: Notify,
+    /// How often streams look for other replicas' moves while they are not
+    /// heard (`--store-notify poll`, or the listening connection down), in
+    /// milliseconds.
+    #[arg(long, env = "LUDO_STORE_POLL_MS", default_value_t = 250, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub store_poll_ms: u64,
+}
+
+/// How replicas on one PostgreSQL database hear each other.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notify {
+    /// `LISTEN`/`NOTIFY`.
+    Listen,
+    /// Polling only.
+    Poll,
 }
 
 impl StoreArgs {
@@ -94,8 +114,12 @@ impl StoreArgs {
                 if self.store_pool_size == 0 {
                     return Err("--store-pool-size must be at least 1".into());
                 }
-                let store = PgStore::connect(&url, &PgOptions { pool_size: self.store_pool_size })
-                    .map_err(|e| format!("cannot open the store {}: {e}", redacted(&url)))?;
+                let options = PgOptions {
+                    pool_size: self.store_pool_size,
+                    listen: self.store_notify == Notify::Listen,
+                    poll: std::time::Duration::from_millis(self.store_poll_ms),
+                };
+                let store = PgStore::connect(&url, &options).map_err(|e| format!("cannot open the store {}: {e}", redacted(&url)))?;
                 Ok(Arc::new(store))
             }
         }

@@ -29,10 +29,6 @@ use crate::replay::Replayer;
 /// Items buffered per watcher before it waits for its client to read.
 const WATCH_BUFFER: usize = 64;
 
-/// How often a stream of a game in a shared store looks for new records
-/// when no notice rang (see `follow`).
-const SHARED_STORE_POLL: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// What a live stream carries.
 #[derive(Debug, Clone)]
 pub enum Watched {
@@ -360,15 +356,14 @@ async fn follow(
             return Ok(());
         }
         // Wait for this game's log to grow, or for the watcher to go. On a
-        // shared store the ring may be another server's notice, and a
-        // notice sent while the store's listening connection was down is
-        // never heard: look again now and then anyway (reads go by seq, so
-        // a late look loses nothing).
+        // shared store the ring may be another server's notice, which the
+        // store may not hear (its listening connection down, or a database
+        // without notifications): look again as often as it says anyway
+        // (reads go by seq, so a late look loses nothing).
         let fallback = async {
-            if store.shared() {
-                tokio::time::sleep(SHARED_STORE_POLL).await;
-            } else {
-                std::future::pending::<()>().await;
+            match store.poll_every() {
+                Some(every) => tokio::time::sleep(every).await,
+                None => std::future::pending::<()>().await,
             }
         };
         tokio::select! {
