@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use ludo_server::{ConnectionLimits, Rate, RateLimits, ServerConfig};
+use ludo_server::{ConnectionLimits, Rate, RateLimits, ServerConfig, TrustedProxies};
 
 /// Connection, time and rate limits (README, "Limits and hardening").
 #[derive(clap::Args)]
@@ -47,6 +47,13 @@ pub struct LimitArgs {
     /// Moves per seat: `N/s,burst=B`, or `off`.
     #[arg(long, env = "LUDO_RATE_MOVES_PER_SEAT", default_value_t = RateFlag(Some(ludo_game::DEFAULT_SEAT_RATE)))]
     pub rate_moves_per_seat: RateFlag,
+    /// Load balancers in front of the server whose `X-Forwarded-For` names
+    /// the client for the per-address rate limits (and which are not capped
+    /// per address themselves): addresses or CIDR ranges, comma-separated,
+    /// or `none`. Only list proxies that append the address they were
+    /// connected from (nginx's `$proxy_add_x_forwarded_for` does).
+    #[arg(long, env = "LUDO_TRUSTED_PROXIES", default_value_t = TrustedProxies::default())]
+    trusted_proxies: TrustedProxies,
 }
 
 /// A rate limit flag: `N/s`, `N/s,burst=B`, or `off`.
@@ -87,6 +94,7 @@ impl LimitArgs {
                 moves_per_ip: self.rate_moves_per_ip.0,
             },
             cors: ludo_server::CorsOrigins::default(),
+            trusted_proxies: self.trusted_proxies.clone(),
         }
     }
 }

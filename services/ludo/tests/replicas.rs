@@ -250,6 +250,63 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
     b.terminate();
 }
 
+/// Creates games as client `who` (the address it claims in
+/// `X-Forwarded-For`) until refused or `tries` are made: how many were made.
+async fn creates_allowed(http: &reqwest::Client, base: &str, who: &str, tries: usize) -> usize {
+    let mut made = 0;
+    for _ in 0..tries {
+        let answer = http
+            .post(format!("{base}/v1/games"))
+            .header("x-forwarded-for", who)
+            .json(&json!({"kind": "cardinal", "players": ["A", "B"]}))
+            .send()
+            .await
+            .unwrap();
+        match answer.status().as_u16() {
+            201 => made += 1,
+            429 => return made,
+            other => panic!("create as {who}: {other}"),
+        }
+    }
+    made
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_balancer_each_client_has_its_own_rate_limit() {
+    let Some(cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("replicas");
+    let dir = tempfile::tempdir().unwrap();
+    // One game a second, five at once, per client; nginx's address trusted.
+    let limited = ["--rate-create", "1/s,burst=5", "--trusted-proxies", "127.0.0.1"];
+    let start = |name: &str, extra: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_ludo"));
+        command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(dir.path().join(name)).args(["--store", &url]).args(extra);
+        start_command(&mut command)
+    };
+    let (a, b) = (start("a", &limited), start("b", &limited));
+    let Some(lb) = Balancer::start(&[&a, &b]) else { return };
+    let http = reqwest::Client::new();
+    // Every request reaches a replica from nginx (127.0.0.1), which appends
+    // that address to what the client sent: the client is the entry left
+    // of it. One client spends its burst (each replica keeps its own
+    // buckets: at most twice the burst, plus what refilled meanwhile) …
+    let first = creates_allowed(&http, &lb.rest, "203.0.113.1", 40).await;
+    assert!((5..40).contains(&first), "the first client was limited after its burst ({first} games)");
+    // … and right after its refusal another client still has a whole burst.
+    assert_eq!(creates_allowed(&http, &lb.rest, "203.0.113.2", 3).await, 3, "another client is not held by the first one's limit");
+
+    // Not trusted (the default), the header is ignored: every request
+    // counts against the connection's address, whatever it claims.
+    let c = start("c", &["--rate-create", "1/s,burst=5"]);
+    let first = creates_allowed(&http, &c.base, "203.0.113.1", 40).await;
+    assert!((5..40).contains(&first), "limited after the burst ({first} games)");
+    assert!(creates_allowed(&http, &c.base, "203.0.113.2", 3).await < 3, "a forged X-Forwarded-For earns no new bucket");
+    drop(lb);
+    for replica in [a, b, c] {
+        replica.terminate();
+    }
+}
+
 /// `ludo serve --store STORE`, run to its exit (for stores it refuses).
 fn serve_until_exit(store: &str) -> std::process::Output {
     let dir = tempfile::tempdir().unwrap();

@@ -14,6 +14,109 @@ pub struct ServerConfig {
     pub rates: RateLimits,
     /// Which web origins may call the API from a browser.
     pub cors: crate::cors::CorsOrigins,
+    /// The proxies (load balancers) whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
+}
+
+/// The addresses of the proxies in front of the server (load balancers,
+/// ingress controllers) whose word on the client's address is taken.
+///
+/// A request that comes from one of them is counted, for the per-address
+/// rate limits, against the address its `X-Forwarded-For` names: the
+/// rightmost entry that is not itself a trusted proxy (every proxy appends
+/// the address it was connected from, so everything left of the first
+/// untrusted entry is the client's own claim, which anyone can forge).
+/// Connections from a trusted proxy are not capped per address (it carries
+/// many clients); the total cap still holds. Empty (the default): the
+/// header is ignored and the connection's address counts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Vec<ipnet::IpNet>);
+
+/// At most this many `X-Forwarded-For` entries are looked at, from the right.
+const MAX_FORWARDED_HOPS: usize = 32;
+
+impl TrustedProxies {
+    /// Trusts `ranges`.
+    #[must_use]
+    pub fn new(ranges: Vec<ipnet::IpNet>) -> Self {
+        TrustedProxies(ranges)
+    }
+
+    /// Whether none is trusted.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `ip` is a trusted proxy (an IPv4-mapped IPv6 address counts
+    /// as its IPv4 address).
+    #[must_use]
+    pub fn trusts(&self, ip: std::net::IpAddr) -> bool {
+        let ip = ip.to_canonical();
+        self.0.iter().any(|range| range.contains(&ip))
+    }
+
+    /// The client of a request that came from `peer` with these
+    /// `X-Forwarded-For` header values (in order): `peer` unless it is
+    /// trusted; then, from the right, the first entry not trusted. An
+    /// entry that is not an address stops the walk at the hop that added
+    /// it (the last one trusted).
+    pub fn client<'a>(&self, peer: std::net::IpAddr, forwarded: impl DoubleEndedIterator<Item = &'a [u8]>) -> std::net::IpAddr {
+        if !self.trusts(peer) {
+            return peer;
+        }
+        let mut client = peer;
+        let entries = forwarded.rev().flat_map(|value| value.rsplit(|b| *b == b','));
+        for entry in entries.take(MAX_FORWARDED_HOPS) {
+            let Some(ip) = std::str::from_utf8(entry).ok().and_then(|text| parse_hop(text.trim())) else { return client };
+            client = ip;
+            if !self.trusts(ip) {
+                return ip;
+            }
+        }
+        client
+    }
+}
+
+/// One `X-Forwarded-For` entry: an address, IPv6 possibly in brackets,
+/// possibly with a port (some proxies add one).
+fn parse_hop(text: &str) -> Option<std::net::IpAddr> {
+    if let Ok(ip) = text.parse() {
+        return Some(ip);
+    }
+    text.parse::<std::net::SocketAddr>().ok().map(|addr| addr.ip()).or_else(|| text.strip_prefix('[')?.strip_suffix(']')?.parse().ok())
+}
+
+impl std::str::FromStr for TrustedProxies {
+    type Err = String;
+
+    /// A comma-separated list of addresses or CIDR ranges
+    /// (`10.0.0.0/8,192.168.1.7,fd00::/8`); empty or `none` for none.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.is_empty() || text == "none" {
+            return Ok(TrustedProxies::default());
+        }
+        text.split(',')
+            .map(str::trim)
+            .map(|item| {
+                item.parse::<ipnet::IpNet>()
+                    .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+                    .map_err(|_| format!("{item:?} is not an IP address or CIDR range (like 10.0.0.0/8)"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(TrustedProxies)
+    }
+}
+
+impl std::fmt::Display for TrustedProxies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("none");
+        }
+        let items: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+        f.write_str(&items.join(","))
+    }
 }
 
 /// Bounds on connections and the time a client may take.
@@ -89,5 +192,65 @@ impl RateLimits {
     #[must_use]
     pub fn unlimited() -> Self {
         RateLimits { create_per_ip: None, records_per_ip: None, moves_per_ip: None }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::IpAddr;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    fn client(trusted: &str, peer: &str, forwarded: &[&str]) -> IpAddr {
+        let trusted: TrustedProxies = trusted.parse().unwrap();
+        trusted.client(ip(peer), forwarded.iter().map(|v| v.as_bytes()))
+    }
+
+    #[test]
+    fn an_untrusted_peer_is_the_client_whatever_it_claims() {
+        assert_eq!(client("", "203.0.113.9", &["10.1.1.1"]), ip("203.0.113.9"));
+        assert_eq!(client("10.0.0.0/8", "203.0.113.9", &["10.1.1.1"]), ip("203.0.113.9"));
+    }
+
+    #[test]
+    fn behind_trusted_proxies_the_rightmost_untrusted_hop_is_the_client() {
+        // The client forged a first entry; the proxy appended the real one.
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["198.51.100.1, 203.0.113.9"]), ip("203.0.113.9"));
+        // Two proxies: the edge one's entry is trusted and skipped.
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["203.0.113.9, 10.0.0.3"]), ip("203.0.113.9"));
+        // Several header lines read as one list, in order.
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["198.51.100.1", "203.0.113.9,10.0.0.3"]), ip("203.0.113.9"));
+        // Brackets and ports.
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["[2001:db8::1]:4711"]), ip("2001:db8::1"));
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["203.0.113.9:80"]), ip("203.0.113.9"));
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["[2001:db8::1]"]), ip("2001:db8::1"));
+        // An IPv4-mapped peer is trusted as its IPv4 address.
+        assert_eq!(client("10.0.0.0/8", "::ffff:10.0.0.2", &["203.0.113.9"]), ip("203.0.113.9"));
+    }
+
+    #[test]
+    fn without_a_usable_header_the_last_trusted_hop_counts() {
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &[]), ip("10.0.0.2"));
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["unknown"]), ip("10.0.0.2"));
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["203.0.113.9, garbage, 10.0.0.3"]), ip("10.0.0.3"));
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &["10.0.0.4, 10.0.0.3"]), ip("10.0.0.4"), "all trusted: the leftmost");
+        // A long list is looked at only so far from the right.
+        let long = vec!["10.9.9.9"; 100].join(",");
+        assert_eq!(client("10.0.0.0/8", "10.0.0.2", &[&format!("203.0.113.9,{long}")]), ip("10.9.9.9"));
+    }
+
+    #[test]
+    fn ranges_parse_and_print() {
+        let trusted: TrustedProxies = " 10.0.0.0/8, 192.168.1.7 ,fd00::/8".parse().unwrap();
+        assert_eq!(trusted.to_string(), "10.0.0.0/8,192.168.1.7/32,fd00::/8");
+        assert!(trusted.trusts(ip("10.200.0.1")) && trusted.trusts(ip("fd00::1")) && !trusted.trusts(ip("192.168.1.8")));
+        assert!("none".parse::<TrustedProxies>().unwrap().is_empty());
+        assert!("".parse::<TrustedProxies>().unwrap().is_empty());
+        let err = "10.0.0.0/8,nginx".parse::<TrustedProxies>().unwrap_err();
+        assert!(err.contains("\"nginx\""), "{err}");
+        assert!("10.0.0.0/33".parse::<TrustedProxies>().is_err());
     }
 }

@@ -20,7 +20,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-pub use config::{ConnectionLimits, Rate, RateLimits, ServerConfig};
+pub use config::{ConnectionLimits, Rate, RateLimits, ServerConfig, TrustedProxies};
 pub use cors::CorsOrigins;
 use ludo_game::GameService;
 use tokio::net::TcpListener;
@@ -49,7 +49,7 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
         })
         .collect();
     let kinds = Arc::new(kinds);
-    let gate = quota::Gate::new(&config.rates, &service);
+    let gate = quota::Gate::new(&config.rates, config.trusted_proxies.clone(), &service);
     let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::clone(&kinds) };
     let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", doc));
     // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
@@ -98,7 +98,7 @@ pub async fn run_with(
     let addr = listener.local_addr()?;
     let app = app(Arc::clone(&service), &config).await;
     tracing::info!(%addr, "serving REST and gRPC");
-    serve::serve(listener, app, &service, config.connections, shutdown).await;
+    serve::serve(listener, app, &service, config.connections, config.trusted_proxies, shutdown).await;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;
     tracing::info!("log flushed and closed");

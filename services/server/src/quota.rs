@@ -2,6 +2,8 @@
 //! games created, exports imported or verified, moves. One middleware for
 //! REST and gRPC, so both transports share each client's buckets. (Moves are
 //! also limited per seat, by the game service, which knows the seat.)
+//! Behind trusted proxies, the client is the address they forwarded (see
+//! [`TrustedProxies`]).
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 
-use crate::config::RateLimits;
+use crate::config::{RateLimits, TrustedProxies};
 use crate::rest::problem::Problem;
 use crate::serve::{client_key, is_grpc};
 
@@ -69,11 +71,12 @@ pub(crate) struct Gate {
     create: Option<Limiter<IpAddr>>,
     records: Option<Limiter<IpAddr>>,
     moves: Option<Limiter<IpAddr>>,
+    trusted: TrustedProxies,
     refused: Family<ClassLabel, Counter>,
 }
 
 impl Gate {
-    pub(crate) fn new(rates: &RateLimits, service: &GameService) -> Arc<Self> {
+    pub(crate) fn new(rates: &RateLimits, trusted: TrustedProxies, service: &GameService) -> Arc<Self> {
         let refused = Family::<ClassLabel, Counter>::default();
         for class in [Class::Create, Class::Records, Class::Moves] {
             let _ = refused.get_or_create(&ClassLabel { class: class.label() });
@@ -87,6 +90,7 @@ impl Gate {
             create: rates.create_per_ip.map(Limiter::new),
             records: rates.records_per_ip.map(Limiter::new),
             moves: rates.moves_per_ip.map(Limiter::new),
+            trusted,
             refused,
         })
     }
@@ -112,7 +116,8 @@ pub(crate) async fn gate(State(gate): State<Arc<Gate>>, request: Request, next: 
     };
     // Requests always carry their connection's address; a bare router (in
     // tests) counts everyone as one client.
-    let address = request.extensions().get::<ConnectInfo<SocketAddr>>().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
+    let address = gate.trusted.client(peer, request.headers().get_all("x-forwarded-for").iter().map(|value| value.as_bytes()));
     match limiter.check(&client_key(address)) {
         Ok(()) => next.run(request).await,
         Err(retry_after) => {

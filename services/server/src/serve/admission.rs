@@ -6,6 +6,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::Notify;
 
+use crate::config::TrustedProxies;
+
 /// Why a connection was not admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Refusal {
@@ -45,6 +47,8 @@ pub(crate) fn client_key(ip: IpAddr) -> IpAddr {
 pub(crate) struct Admission {
     max: usize,
     per_address: usize,
+    /// Proxies: not capped per address, since each carries many clients.
+    trusted: TrustedProxies,
     /// A std mutex: held only to count.
     open: Mutex<Open>,
     /// Signalled when the last connection closes (graceful shutdown waits on it).
@@ -58,8 +62,8 @@ struct Open {
 }
 
 impl Admission {
-    pub(crate) fn new(max: usize, per_address: usize) -> Arc<Self> {
-        Arc::new(Admission { max: max.max(1), per_address, open: Mutex::default(), drained: Notify::new() })
+    pub(crate) fn new(max: usize, per_address: usize, trusted: TrustedProxies) -> Arc<Self> {
+        Arc::new(Admission { max: max.max(1), per_address, trusted, open: Mutex::default(), drained: Notify::new() })
     }
 
     fn open(&self) -> std::sync::MutexGuard<'_, Open> {
@@ -75,7 +79,7 @@ impl Admission {
             return Err(Refusal::Full);
         }
         let mine = open.by_client.get(&client).copied().unwrap_or(0);
-        if self.per_address > 0 && mine >= self.per_address {
+        if self.per_address > 0 && mine >= self.per_address && !self.trusted.trusts(ip) {
             return Err(Refusal::PerAddress);
         }
         open.total += 1;
@@ -129,7 +133,7 @@ mod tests {
 
     #[test]
     fn caps_hold_in_all_and_per_client_and_places_come_back() {
-        let admission = Admission::new(3, 2);
+        let admission = Admission::new(3, 2, TrustedProxies::default());
         let a: IpAddr = "10.0.0.1".parse().unwrap();
         let b: IpAddr = "10.0.0.2".parse().unwrap();
         let first = admission.admit(a).unwrap();
@@ -140,6 +144,19 @@ mod tests {
         drop(first);
         let _again = admission.admit(a).expect("a place came back");
         assert_eq!(admission.count(), 3);
+    }
+
+    #[test]
+    fn a_trusted_proxy_is_not_capped_per_address_but_counts_in_all() {
+        let admission = Admission::new(4, 1, "10.0.0.9".parse().unwrap());
+        let proxy: IpAddr = "10.0.0.9".parse().unwrap();
+        let other: IpAddr = "10.0.0.1".parse().unwrap();
+        let _kept: Vec<Admitted> = (0..3).map(|_| admission.admit(proxy).expect("a proxy carries many clients")).collect();
+        let _one = admission.admit(other).unwrap();
+        assert_eq!(admission.admit(proxy).unwrap_err(), Refusal::Full);
+        let admission = Admission::new(4, 1, "10.0.0.9".parse().unwrap());
+        let _one = admission.admit(other).unwrap();
+        assert_eq!(admission.admit(other).unwrap_err(), Refusal::PerAddress, "others still are");
     }
 
     #[test]

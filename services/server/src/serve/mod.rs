@@ -32,7 +32,7 @@ use admission::{Admission, Refusal};
 use connection::Closed;
 pub(crate) use deadline::{deadline, is_grpc};
 
-use crate::config::ConnectionLimits;
+use crate::config::{ConnectionLimits, TrustedProxies};
 use crate::rest::problem::Problem;
 
 /// Refusals answered at once; past this a connection over a cap is closed
@@ -87,11 +87,12 @@ pub(crate) async fn serve(
     app: Router,
     service: &GameService,
     limits: ConnectionLimits,
+    trusted: TrustedProxies,
     shutdown: impl Future<Output = ()>,
 ) {
     let limits = Arc::new(limits);
     let metrics = ConnectionMetrics::register(service);
-    let admission = Admission::new(limits.max_connections, limits.max_connections_per_ip);
+    let admission = Admission::new(limits.max_connections, limits.max_connections_per_ip, trusted);
     let refusals = Arc::new(Semaphore::new(MAX_REFUSALS));
     let (closing, _) = watch::channel(false);
     let (abort, _) = watch::channel(false);
