@@ -22,6 +22,7 @@
 mod contract;
 pub mod key;
 mod memory;
+mod pg_tls;
 mod postgres;
 mod sled_store;
 

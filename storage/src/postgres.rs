@@ -48,15 +48,14 @@
 //! database whose schema is newer than this build knows.
 
 use std::future::Future;
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use tokio::sync::{broadcast, oneshot};
-use tokio_postgres::NoTls;
 use tokio_postgres::error::SqlState;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::contract::{
     AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
@@ -166,12 +165,12 @@ impl PgStore {
     /// [`StoreError::Backend`] when the schema is newer than this build's
     /// or a migration fails.
     pub fn connect(url: &str, options: &PgOptions) -> Result<PgStore, StoreError> {
-        let mut config = tokio_postgres::Config::from_str(url).map_err(|e| StoreError::Invalid(format!("not a PostgreSQL URL: {e}")))?;
+        let crate::pg_tls::Target { mut config, tls } = crate::pg_tls::target(url)?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
         let listener_config = config.clone();
-        let manager = Manager::from_config(config, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let manager = Manager::from_config(config, tls.clone(), ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(options.pool_size.max(1))
             .runtime(deadpool_postgres::Runtime::Tokio1)
@@ -211,7 +210,7 @@ impl PgStore {
             // heard. If it fails, the listener keeps trying on its own.
             let (listening, first) = oneshot::channel();
             let hearing = Hearing { instance: store.instance, notices: notices.downgrade(), now: Arc::clone(&store.hearing) };
-            store.handle.spawn(listen(listener_config, hearing, listening));
+            store.handle.spawn(listen(listener_config, tls, hearing, listening));
             store.wait(async move {
                 let _ = tokio::time::timeout(CONNECT_TIMEOUT, first).await;
                 Ok(())
@@ -457,12 +456,12 @@ struct Hearing {
 /// while no connection listened is not heard, and readers re-read by seq.
 /// A database that refuses `LISTEN` as unsupported is not asked again: the
 /// store's readers poll (see the module docs).
-async fn listen(config: tokio_postgres::Config, hearing: Hearing, listening: oneshot::Sender<()>) {
+async fn listen(config: tokio_postgres::Config, tls: MakeRustlsConnect, hearing: Hearing, listening: oneshot::Sender<()>) {
     let Hearing { instance, notices, now } = hearing;
     let own = format!("{instance:016x}:");
     let mut listening = Some(listening);
     while notices.upgrade().is_some() {
-        match config.connect(NoTls).await {
+        match config.connect(tls.clone()).await {
             Ok((client, mut connection)) => {
                 let (heard, mut hearing) = tokio::sync::mpsc::unbounded_channel();
                 let driver = tokio::spawn(async move {

@@ -62,7 +62,8 @@ fn redacted(url: &str) -> String {
 pub struct StoreArgs {
     /// Where every game's log lives: `sled:DIR` (embedded, one server) or
     /// `postgres://user:password@host:port/database` (shared by any number
-    /// of servers). Without it, sled in `--data-dir`.
+    /// of servers; TLS as `?sslmode=…&sslrootcert=FILE` say, as for libpq).
+    /// Without it, sled in `--data-dir`.
     #[arg(long, env = "LUDO_STORE")]
     pub store: Option<StoreSpec>,
     /// Directory of the embedded sled database, when `--store` is not given.

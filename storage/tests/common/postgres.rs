@@ -14,6 +14,14 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+/// The certificates of a cluster started by [`Cluster::start_tls`].
+pub struct TlsFiles {
+    /// The CA that issued the server's certificate (PEM).
+    pub ca: PathBuf,
+    /// Another CA, which did not.
+    pub other_ca: PathBuf,
+}
+
 /// A running cluster; its superuser is `ludo`, trusted on loopback.
 pub struct Cluster {
     child: Child,
@@ -27,7 +35,7 @@ fn required() -> bool {
 }
 
 /// Skips (or, when required, fails) with `why`.
-fn unavailable(why: &str) -> Option<Cluster> {
+fn unavailable<T>(why: &str) -> Option<T> {
     assert!(!required(), "LUDO_REQUIRE_POSTGRES=1 but no PostgreSQL cluster can be started: {why}");
     eprintln!("skipped: no PostgreSQL to test against ({why}); install Debian's `postgresql` package to run this test");
     None
@@ -69,9 +77,25 @@ fn command(program: &Path, args: &[&str]) -> Command {
     }
 }
 
+/// The server settings that make a cluster in `dir` speak TLS (its files
+/// made by [`Cluster::start_tls`]).
+fn tls_settings(dir: &Path) -> Vec<String> {
+    let tls = dir.join("tls");
+    vec![
+        "-c".into(),
+        "ssl=on".into(),
+        "-c".into(),
+        format!("ssl_cert_file={}", tls.join("server.pem").display()),
+        "-c".into(),
+        format!("ssl_key_file={}", tls.join("server.key").display()),
+    ]
+}
+
 /// The server of the cluster in `dir` (its data in `dir/data`), on `port`.
 fn postgres(bin: &Path, dir: &Path, port: u16) -> std::io::Result<Child> {
     let data = dir.join("data");
+    let tls = if dir.join("tls").join("server.pem").exists() { tls_settings(dir) } else { Vec::new() };
+    let tls: Vec<&str> = tls.iter().map(String::as_str).collect();
     let (data_arg, socket_dir, port_arg) =
         (data.to_str().expect("a UTF-8 temp path"), dir.to_str().expect("a UTF-8 temp path"), port.to_string());
     command(
@@ -89,7 +113,10 @@ fn postgres(bin: &Path, dir: &Path, port: u16) -> std::io::Result<Child> {
             "shared_buffers=16MB",
             "-c",
             "max_connections=100",
-        ],
+        ]
+        .into_iter()
+        .chain(tls)
+        .collect::<Vec<_>>(),
     )
     .stdout(Stdio::null())
     .stderr(Stdio::null())
@@ -124,6 +151,80 @@ impl Cluster {
     /// A new cluster, ready for connections; `None` when this machine has
     /// no PostgreSQL (see the module docs).
     pub fn start() -> Option<Cluster> {
+        let (bin, dir) = Cluster::init()?;
+        Cluster::run(bin, dir)
+    }
+
+    /// A new cluster that accepts only TLS connections (`hostnossl`
+    /// rejected), its certificate issued by a test CA for the name
+    /// `localhost` only; `None` when this machine has no PostgreSQL or no
+    /// `openssl` (see the module docs).
+    pub fn start_tls() -> Option<(Cluster, TlsFiles)> {
+        let (bin, dir) = Cluster::init()?;
+        let tls = dir.path().join("tls");
+        let run = |args: &[&str]| -> Result<(), String> {
+            let out = command(Path::new("openssl"), args).stdout(Stdio::null()).output().map_err(|e| format!("cannot run openssl: {e}"))?;
+            if out.status.success() { Ok(()) } else { Err(format!("openssl {}: {}", args[0], String::from_utf8_lossy(&out.stderr))) }
+        };
+        let path = |name: &str| tls.join(name).to_str().expect("a UTF-8 temp path").to_string();
+        std::fs::create_dir(&tls).expect("the TLS directory");
+        // The server's certificate's extensions, for `openssl x509 -extfile`.
+        std::fs::write(
+            tls.join("server.ext"),
+            "subjectAltName=DNS:localhost\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+        )
+        .expect("the extensions file");
+        if is_root() {
+            let owned = Command::new("chown").args(["-R", "postgres:", &path("")]).status();
+            if !owned.is_ok_and(|s| s.success()) {
+                return unavailable("running as root, and the TLS directory cannot be given to the `postgres` user");
+            }
+        }
+        let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+        let ca_ext = ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"];
+        let made = (|| {
+            for (name, subject) in [("ca", "/CN=ludo test CA"), ("other-ca", "/CN=someone else's CA")] {
+                let (key, pem) = (path(&format!("{name}.key")), path(&format!("{name}.pem")));
+                let mut args = vec!["req", "-x509", "-days", "2", "-subj", subject, "-keyout", &key, "-out", &pem];
+                args.extend(ec);
+                args.extend(ca_ext);
+                run(&args)?;
+            }
+            let (key, csr) = (path("server.key"), path("server.csr"));
+            let mut args = vec!["req", "-new", "-subj", "/CN=localhost", "-keyout", &key, "-out", &csr];
+            args.extend(ec);
+            run(&args)?;
+            let (ca, ca_key, pem, ext) = (path("ca.pem"), path("ca.key"), path("server.pem"), path("server.ext"));
+            run(&[
+                "x509",
+                "-req",
+                "-days",
+                "2",
+                "-in",
+                &csr,
+                "-CA",
+                &ca,
+                "-CAkey",
+                &ca_key,
+                "-CAcreateserial",
+                "-out",
+                &pem,
+                "-extfile",
+                &ext,
+            ])
+        })();
+        if let Err(why) = made {
+            return unavailable(&format!("cannot make test certificates: {why}"));
+        }
+        // Only TLS over TCP; the socket (unused by the tests) stays open.
+        let hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n";
+        std::fs::write(dir.path().join("data").join("pg_hba.conf"), hba).expect("pg_hba.conf");
+        let files = TlsFiles { ca: tls.join("ca.pem"), other_ca: tls.join("other-ca.pem") };
+        Cluster::run(bin, dir).map(|cluster| (cluster, files))
+    }
+
+    /// A new cluster's files: `initdb` in a temp dir of its own.
+    fn init() -> Option<(PathBuf, tempfile::TempDir)> {
         let Some(bin) = bin_dir() else { return unavailable("no initdb under /usr/lib/postgresql or from pg_config") };
         let dir = tempfile::Builder::new().prefix("ludo-pg-").tempdir().expect("a temp dir");
         let data = dir.path().join("data");
@@ -138,10 +239,14 @@ impl Cluster {
             .stdout(Stdio::null())
             .output();
         match init {
-            Ok(out) if out.status.success() => {}
-            Ok(out) => return unavailable(&format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr))),
-            Err(err) => return unavailable(&format!("cannot run initdb: {err}")),
+            Ok(out) if out.status.success() => Some((bin, dir)),
+            Ok(out) => unavailable(&format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr))),
+            Err(err) => unavailable(&format!("cannot run initdb: {err}")),
         }
+    }
+
+    /// Starts the server of an initialised cluster on a free port.
+    fn run(bin: PathBuf, dir: tempfile::TempDir) -> Option<Cluster> {
         let port = free_port();
         let child = match postgres(&bin, dir.path(), port) {
             Ok(child) => child,
