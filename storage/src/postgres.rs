@@ -16,7 +16,9 @@
 //! the row moved, under the `(stream, seq)` primary key, which would
 //! refuse a seq written twice even if the row check were bypassed. The
 //! summary and the sealed data are written in the same statement. One
-//! round trip per append, with statements prepared once per connection. The
+//! round trip per append. Every statement is prepared once per connection
+//! (`prepare_cached`): a query sent as a bare string costs a parse and an
+//! extra round trip each time. The
 //! append resolves after the commit, so an acknowledged record is durable
 //! as PostgreSQL's `synchronous_commit` makes it (on by default).
 //!
@@ -374,7 +376,8 @@ async fn append(db: Db, request: AppendRequest) -> Result<Appended, StoreError> 
         Err(err) => return Err(backend(&err)),
     };
     if moved == 0 {
-        let actual = client.query_opt("SELECT next_seq FROM ludo_streams WHERE stream = $1", &[&stream]).await.map_err(|e| backend(&e))?;
+        let statement = client.prepare_cached(NEXT_SEQ).await.map_err(|e| backend(&e))?;
+        let actual = client.query_opt(&statement, &[&stream]).await.map_err(|e| backend(&e))?;
         let actual_next = actual.map_or(Ok(0), |row| seq_out(row.get(0)))?;
         return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next });
     }
@@ -397,6 +400,9 @@ const APPEND: &str = "WITH moved AS (
     )
     INSERT INTO ludo_records (stream, seq, bytes)
     SELECT moved.stream, r.seq, r.bytes FROM moved, unnest($5::bigint[], $6::bytea[]) AS r (seq, bytes)";
+
+/// A stream's length.
+const NEXT_SEQ: &str = "SELECT next_seq FROM ludo_streams WHERE stream = $1";
 
 /// A summary alone, for the stream at its present length.
 const DESCRIBE: &str = "UPDATE ludo_streams SET summary = $2 WHERE stream = $1 AND next_seq = $3";
@@ -424,7 +430,13 @@ async fn publish(db: Db, mut queued: tokio::sync::mpsc::UnboundedReceiver<String
             }
         }
         let Ok(client) = db.client().await else { continue };
-        if let Err(err) = client.execute("SELECT pg_notify($1, $2)", &[&NOTIFY_CHANNEL, &payload]).await {
+        // Prepared once per connection: a bare string would be parsed and
+        // planned again each time, in a round trip of its own.
+        let notified = match client.prepare_cached("SELECT pg_notify($1, $2)").await {
+            Ok(statement) => client.execute(&statement, &[&NOTIFY_CHANNEL, &payload]).await,
+            Err(err) => Err(err),
+        };
+        if let Err(err) = notified {
             tracing::warn!("cannot notify the other servers of appends: {}", describe(&err));
         }
     }
@@ -548,13 +560,11 @@ async fn read(db: Db, stream: StreamId, from: u64, to: Option<u64>) -> Result<Ve
         return Ok(Vec::new());
     }
     let client = db.client().await?;
-    let rows = client
-        .query(
-            "SELECT seq, bytes FROM ludo_records WHERE stream = $1 AND seq >= $2 AND seq < $3 ORDER BY seq",
-            &[&stream.0.as_slice(), &from, &to],
-        )
+    let statement = client
+        .prepare_cached("SELECT seq, bytes FROM ludo_records WHERE stream = $1 AND seq >= $2 AND seq < $3 ORDER BY seq")
         .await
         .map_err(|e| backend(&e))?;
+    let rows = client.query(&statement, &[&stream.0.as_slice(), &from, &to]).await.map_err(|e| backend(&e))?;
     rows.into_iter().map(|row| Ok(StoredRecord { seq: seq_out(row.get(0))?, bytes: row.get(1) })).collect()
 }
 
@@ -567,10 +577,11 @@ async fn list(db: Db, after: Option<StreamId>, limit: usize) -> Result<Vec<Strea
     let client = db.client().await?;
     // bytea compares bytewise, the streams' order everywhere; the empty
     // string sorts before every id.
-    let rows = client
-        .query("SELECT stream, next_seq, summary FROM ludo_streams WHERE stream > $1 ORDER BY stream LIMIT $2", &[&after, &limit])
+    let statement = client
+        .prepare_cached("SELECT stream, next_seq, summary FROM ludo_streams WHERE stream > $1 ORDER BY stream LIMIT $2")
         .await
         .map_err(|e| backend(&e))?;
+    let rows = client.query(&statement, &[&after, &limit]).await.map_err(|e| backend(&e))?;
     rows.into_iter()
         .map(|row| {
             let stream: &[u8] = row.get(0);
@@ -581,14 +592,14 @@ async fn list(db: Db, after: Option<StreamId>, limit: usize) -> Result<Vec<Strea
 
 async fn sealed(db: Db, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
     let client = db.client().await?;
-    let row =
-        client.query_opt("SELECT sealed FROM ludo_streams WHERE stream = $1", &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
+    let statement = client.prepare_cached("SELECT sealed FROM ludo_streams WHERE stream = $1").await.map_err(|e| backend(&e))?;
+    let row = client.query_opt(&statement, &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
     Ok(row.and_then(|row| row.get(0)))
 }
 
 async fn next_seq(db: Db, stream: StreamId) -> Result<u64, StoreError> {
     let client = db.client().await?;
-    let statement = client.prepare_cached("SELECT next_seq FROM ludo_streams WHERE stream = $1").await.map_err(|e| backend(&e))?;
+    let statement = client.prepare_cached(NEXT_SEQ).await.map_err(|e| backend(&e))?;
     let row = client.query_opt(&statement, &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
     row.map_or(Ok(0), |row| seq_out(row.get(0)))
 }
