@@ -26,6 +26,7 @@ mod chaos;
 mod crowns;
 mod effects;
 mod favoured;
+mod info;
 mod joust;
 mod knights;
 mod r#match;
@@ -39,6 +40,7 @@ pub use bidding::{BID_CARDS, BidCard, Call, Contract, FamilyCard, TOURNAMENTS_CA
 pub use chaos::Chaos;
 pub use crowns::{Camp, Crowns, bonus, joust_crowns};
 pub use effects::{DealtHand, Effect, VoidReason};
+pub use info::Info;
 pub use joust::{Decision, Turn};
 pub use knights::{Family, HAND_SIZE, Knight, MAX_STRENGTH, SEATS, bag, weapons};
 pub use r#match::{Game, Options, TARGETS};

@@ -20,6 +20,7 @@
 mod cell;
 mod effect;
 mod game;
+mod info;
 mod markers;
 mod moves;
 mod narrate;
@@ -33,6 +34,7 @@ mod view;
 pub use cell::{Cell, Orientation};
 pub use effect::Effect;
 pub use game::Game;
+pub use info::Info;
 pub use markers::{MARKERS_PER_COLOUR, MarkerCount};
 pub use moves::Move;
 pub use options::Options;

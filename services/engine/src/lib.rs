@@ -98,3 +98,27 @@ pub trait Engine: Clone + PartialEq + core::fmt::Debug + Send + Sync + Sized + '
     /// custom board's names; narration never depends on the state's progress.
     fn narrate(&self, effect: &Self::Effect, seats: &[String]) -> String;
 }
+
+/// What one seat knows of a game, and full states drawn from it: what a
+/// computer player searches with, so that it never decides from what its
+/// seat may not see.
+///
+/// Honesty is a property of [`InfoSet::Info`]: it is computed from the full
+/// state, but two states that differ only in what is hidden from the seat
+/// (other hands, the deck's order, the seed of deals to come) give equal
+/// infos. Each engine's tests check that. A bot is then handed only the
+/// info, never the state, and every state it searches is one that
+/// [`InfoSet::determinize`] drew at random among those the seat cannot tell
+/// apart from the real one (as far as the engine tracks what the log
+/// proves: see each engine's implementation).
+pub trait InfoSet: Engine {
+    /// Everything one seat knows, and nothing else.
+    type Info: Clone + PartialEq + core::fmt::Debug + Send + Sync;
+
+    /// What `seat` knows of this state.
+    fn info(&self, seat: Seat) -> Self::Info;
+
+    /// A full state consistent with `info`: the hidden parts dealt from
+    /// `rng` among the places they may be.
+    fn determinize(info: &Self::Info, rng: &mut DeckRng) -> Self;
+}

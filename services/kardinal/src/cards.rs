@@ -112,6 +112,13 @@ impl Cards {
         self.0.iter().zip(other.0).all(|(&have, need)| have >= need)
     }
 
+    /// Removes what there is of `other`, kind by kind.
+    pub fn remove_saturating(&mut self, other: Cards) {
+        for (have, gone) in self.0.iter_mut().zip(other.0) {
+            *have = have.saturating_sub(gone);
+        }
+    }
+
     /// Removes `other` (which must be contained).
     pub fn remove_all(&mut self, other: Cards) {
         for (have, need) in self.0.iter_mut().zip(other.0) {

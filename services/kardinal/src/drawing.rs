@@ -69,6 +69,7 @@ impl Game {
     /// Discard, take, refill the display, end the turn (KK-10).
     pub(crate) fn commit_exchange(&mut self, seat: Seat, discard: CardKind, take: Source, effects: &mut Vec<Effect>) {
         self.hands[seat.index()].take(discard);
+        self.known[seat.index()].take(discard);
         self.discard.push(discard);
         effects.push(Effect::Discarded { seat, card: discard });
         match take.slot() {
@@ -92,6 +93,7 @@ impl Game {
     pub(crate) fn take_from_display(&mut self, seat: Seat, slot: u8, effects: &mut Vec<Effect>) {
         if let Some(card) = self.display[usize::from(slot)].take() {
             self.hands[seat.index()].add(card);
+            self.known[seat.index()].add(card);
             effects.push(Effect::TookFromDisplay { seat, slot, card });
         }
     }

@@ -67,6 +67,10 @@ pub struct Game {
     pub(crate) discard: Vec<CardKind>,
     pub(crate) removed: Vec<CardKind>,
     pub(crate) hands: Vec<Cards>,
+    /// What everyone knows each hand holds at least: the cards it took from
+    /// the display, less what it has spent or discarded of their kinds
+    /// since (for computer players' information sets: see `info.rs`).
+    pub(crate) known: Vec<Cards>,
     /// The owner of the abbey on each site, by site index.
     pub(crate) owner: Vec<Option<Seat>>,
     /// Sites holding an abbey.
@@ -167,6 +171,7 @@ impl Engine for Game {
             discard: Vec::new(),
             removed,
             hands,
+            known: vec![Cards::default(); players],
             owner: vec![None; sites],
             occupied: 0,
             abbeys: [[0; MAX_PLAYERS]; 9],

@@ -176,6 +176,7 @@ impl Game {
     pub(crate) fn commit_place(&mut self, seat: Seat, pieces: &[Placement], plan: &PlacePlan, effects: &mut Vec<Effect>) {
         let s = seat.index();
         self.hands[s].remove_all(plan.spent);
+        self.known[s].remove_saturating(plan.spent);
         self.discard.extend(plan.spent.to_vec());
         for (&(piece, country, site), asked) in plan.pieces.iter().zip(pieces) {
             let c = country.index();
