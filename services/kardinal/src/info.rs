@@ -18,7 +18,7 @@
 
 use ludo_engine::{DeckRng, InfoSet, Seat, Seed};
 
-use crate::cards::{CardKind, Cards};
+use crate::cards::CardKind;
 use crate::game::Game;
 
 /// What one seat knows of a game.
@@ -106,7 +106,7 @@ impl InfoSet for Game {
 
 /// Test support: the multiset a hand holds.
 #[cfg(test)]
-fn hand(game: &Game, seat: Seat) -> Cards {
+fn hand(game: &Game, seat: Seat) -> crate::cards::Cards {
     game.hands[seat.index()]
 }
 
