@@ -186,6 +186,14 @@ macro_rules! hosted_games {
                 match self { $(AnyGame::$variant(game) => game.legal_moves(seat).into_iter().map(AnyMove::$variant).collect(),)* }
             }
 
+            /// The move `bot` makes for `seat` now (`None` when it is not
+            /// the seat's turn). The bot is given the seat's information
+            /// set, never this game: it decides from what the seat may know.
+            pub fn bot_move(&self, seat: Seat, bot: &mut ludo_bots::Bot) -> Option<AnyMove> {
+                use ludo_engine::InfoSet as _;
+                match self { $(AnyGame::$variant(game) => bot.choose::<$krate::Game>(seat, &game.info(seat)).map(AnyMove::$variant),)* }
+            }
+
             /// Parses a move of this game from its JSON shape (`root` names
             /// where it sits in the request, for the error's field path).
             ///

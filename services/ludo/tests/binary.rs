@@ -200,3 +200,48 @@ fn probe_exits_0_on_a_2xx_answer_and_1_otherwise() {
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert_eq!(ludo(&["probe", "https://127.0.0.1/"]).status.code(), Some(1), "only http");
 }
+
+#[test]
+fn simulate_plays_bots_against_each_other_and_writes_verifiable_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = dir.path().join("records");
+    let records_arg = records.to_str().unwrap();
+    for (game, players) in [("kardinal", "3"), ("battle13", "4"), ("cardinal", "2")] {
+        let out = ludo(&[
+            "simulate",
+            "--game",
+            game,
+            "--players",
+            players,
+            "--bots",
+            "greedy,random",
+            "--games",
+            "2",
+            "--iterations",
+            "20",
+            "--think-ms",
+            "0",
+            "--records",
+            records_arg,
+        ]);
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{game}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(report.contains("win share") && report.contains("greedy") && report.contains("random"), "{report}");
+        assert!(report.contains("games/s"), "{report}");
+        for n in 0..2 {
+            let file = records.join(format!("game-{n}.ndjson"));
+            let verified = ludo(&["verify", file.to_str().unwrap()]);
+            assert!(verified.status.success(), "{game} game {n}: {}", String::from_utf8_lossy(&verified.stdout));
+            assert!(String::from_utf8_lossy(&verified.stdout).contains("VALID"));
+        }
+    }
+    // Bad input is a clear error, and nothing runs.
+    let out = ludo(&["simulate", "--game", "battle13", "--bots", "expert"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown bot level `expert`"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ludo(&["simulate", "--game", "battle13", "--players", "3"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes 4 to 4 players"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = ludo(&["simulate", "--game", "chess"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown game `chess`"));
+}

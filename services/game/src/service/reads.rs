@@ -46,6 +46,33 @@ impl GameService {
         Ok(LegalMoves { kind: slot.meta.kind.id.into(), version: current.version, seat, moves: current.game.legal_moves(seat) })
     }
 
+    /// The move `bot` makes now for the token's seat, from what that seat
+    /// may know (see [`crate::kinds::AnyGame::bot_move`]), thought out on a blocking
+    /// thread (a strong bot thinks for up to its time budget); the version
+    /// it was chosen at, and the bot back. No move when it is not the
+    /// seat's turn.
+    ///
+    /// # Errors
+    /// `unauthorized` without a valid seat token; `not_found`.
+    pub async fn bot_move(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        mut bot: ludo_bots::Bot,
+    ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
+        let slot = self.slot(id).await?;
+        let seat = slot.seat(token)?;
+        let current = slot.current();
+        let version = current.version;
+        let thought = tokio::task::spawn_blocking(move || {
+            let mv = current.game.bot_move(seat, &mut bot);
+            (mv, bot)
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("a bot's thinking failed: {e}")))?;
+        Ok((thought.0, version, thought.1))
+    }
+
     /// A page of the log, redacted for the caller.
     ///
     /// # Errors
