@@ -12,6 +12,11 @@ use crate::result_value;
 
 /// A game's evaluation for bots.
 pub trait Evaluate: Engine {
+    /// Random moves a search's playout makes before [`Evaluate::value`]
+    /// scores where it ended: as far as the evaluation reads the position
+    /// well (measured with `ludo simulate`, README).
+    const PLAYOUT_DEPTH: u32;
+
     /// How good this state is for `seat`, from 0 (lost) to 1 (won).
     fn value(&self, seat: Seat) -> f64;
 }
@@ -28,6 +33,10 @@ fn lead(mine: f64, others: impl Iterator<Item = f64>) -> f64 {
 /// Cardinal: the provisional score (CA-22, CA-23: markers taken, one
 /// colour doubled), which the view computes as the rules do.
 impl Evaluate for ludo_cardinal::Game {
+    /// The provisional score reads a position well: short playouts
+    /// searched more often beat long ones.
+    const PLAYOUT_DEPTH: u32 = 8;
+
     fn value(&self, seat: Seat) -> f64 {
         if let Some(value) = result_value(&self.status(), seat) {
             return value;
@@ -44,6 +53,8 @@ impl Evaluate for ludo_cardinal::Game {
 /// country's counsellors to those who lead there (alliances pay the
 /// counsellors of two countries to whoever leads in both, KK-25).
 impl Evaluate for ludo_kardinal::Game {
+    const PLAYOUT_DEPTH: u32 = 8;
+
     fn value(&self, seat: Seat) -> f64 {
         if let Some(value) = result_value(&self.status(), seat) {
             return value;
@@ -87,6 +98,11 @@ impl Evaluate for ludo_kardinal::Game {
 /// course for the bonus when it has won as many as the contract still
 /// allows, the other camp when it has won enough to break it.
 impl Evaluate for ludo_battle13::Game {
+    /// To the end of the joust (bidding and 52 knights): a joust's crowns
+    /// are settled only by its last tournaments, which the evaluation can
+    /// only guess at.
+    const PLAYOUT_DEPTH: u32 = 64;
+
     fn value(&self, seat: Seat) -> f64 {
         if let Some(value) = result_value(&self.status(), seat) {
             return value;

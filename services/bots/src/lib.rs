@@ -82,15 +82,16 @@ pub struct Budget {
     pub iterations: u32,
     /// Wall time at most, if any (checked between iterations).
     pub time: Option<Duration>,
-    /// Random moves a playout makes before it is scored (`Strong`).
-    pub playout_depth: u32,
+    /// Random moves a playout makes before it is scored (`Strong`);
+    /// `None`: the game's own default ([`Evaluate::PLAYOUT_DEPTH`]).
+    pub playout_depth: Option<u32>,
 }
 
 impl Default for Budget {
     /// Fast enough for play on a small machine: 1,000 iterations, at most
-    /// 200 ms, playouts of 8 moves.
+    /// 200 ms, playouts as deep as the game's default.
     fn default() -> Self {
-        Budget { iterations: 1_000, time: Some(Duration::from_millis(200)), playout_depth: 8 }
+        Budget { iterations: 1_000, time: Some(Duration::from_millis(200)), playout_depth: None }
     }
 }
 
@@ -105,6 +106,8 @@ pub struct Bot {
     level: Level,
     budget: Budget,
     rng: DeckRng,
+    /// Search iterations (each one playout) of the last strong move.
+    last_iterations: u32,
 }
 
 impl Bot {
@@ -114,13 +117,19 @@ impl Bot {
         let mut bytes = [0u8; 32];
         bytes[..8].copy_from_slice(&seed.to_le_bytes());
         bytes[8..16].copy_from_slice(b"ludo-bot");
-        Bot { level, budget, rng: DeckRng::new(&Seed(bytes)) }
+        Bot { level, budget, rng: DeckRng::new(&Seed(bytes)), last_iterations: 0 }
     }
 
     /// Its level.
     #[must_use]
     pub fn level(&self) -> Level {
         self.level
+    }
+
+    /// The search iterations (one playout each) its last strong move took.
+    #[must_use]
+    pub fn last_iterations(&self) -> u32 {
+        self.last_iterations
     }
 
     /// The move `seat` makes knowing `info`, or `None` when it is not the
@@ -146,7 +155,11 @@ impl Bot {
                     legal[pick].clone()
                 }
                 Level::Greedy => self.greedy::<E>(seat, info, legal),
-                Level::Strong => search::ismcts::<E>(seat, info, &legal, self.budget, &mut self.rng),
+                Level::Strong => {
+                    let (mv, iterations) = search::ismcts::<E>(seat, info, &legal, self.budget, &mut self.rng);
+                    self.last_iterations = iterations;
+                    mv
+                }
             }),
         }
     }

@@ -42,13 +42,15 @@ fn below(rng: &mut DeckRng, n: usize) -> usize {
 
 /// The move with the most visits at the root after searching `seat`'s
 /// `info` within `budget`; `legal` is the seat's legal moves (two or more).
-pub(crate) fn ismcts<E: Playable>(seat: Seat, info: &E::Info, legal: &[E::Move], budget: Budget, rng: &mut DeckRng) -> E::Move {
+pub(crate) fn ismcts<E: Playable>(seat: Seat, info: &E::Info, legal: &[E::Move], budget: Budget, rng: &mut DeckRng) -> (E::Move, u32) {
     let started = Instant::now();
+    let mut iterations = 0;
     let mut nodes: Vec<Node<E::Move>> = vec![Node { edges: Vec::new() }];
     for iteration in 0..budget.iterations.max(1) {
         if iteration > 0 && budget.time.is_some_and(|limit| started.elapsed() >= limit) {
             break;
         }
+        iterations += 1;
         let mut world = E::determinize(info, rng);
         let mut path: Vec<(usize, usize)> = Vec::new();
         let mut node = 0;
@@ -101,7 +103,7 @@ pub(crate) fn ismcts<E: Playable>(seat: Seat, info: &E::Info, legal: &[E::Move],
             }
         }
         // Playout.
-        for _ in 0..budget.playout_depth {
+        for _ in 0..budget.playout_depth.unwrap_or(E::PLAYOUT_DEPTH) {
             let Some(&mover) = world.status().to_move().first() else { break };
             let moves = world.legal_moves(mover);
             if moves.is_empty() {
@@ -130,10 +132,11 @@ pub(crate) fn ismcts<E: Playable>(seat: Seat, info: &E::Info, legal: &[E::Move],
     }
     // The most visited of the seat's legal moves at the root; ties and a
     // root never expanded fall back to the first legal move.
-    nodes[0]
+    let best = nodes[0]
         .edges
         .iter()
         .filter(|e| e.seat == seat && legal.contains(&e.mv))
         .max_by_key(|e| e.visits)
-        .map_or_else(|| legal[0].clone(), |e| e.mv.clone())
+        .map_or_else(|| legal[0].clone(), |e| e.mv.clone());
+    (best, iterations)
 }

@@ -7,7 +7,7 @@ use ludo_engine::{DeckRng, Engine, InfoSet, Seat, Seed, Setup, Status};
 /// Small budgets: these tests check behaviour, not strength (that is
 /// `ludo simulate`'s job, in a release build).
 fn budget() -> Budget {
-    Budget { iterations: 60, time: None, playout_depth: 6 }
+    Budget { iterations: 60, time: None, playout_depth: Some(6) }
 }
 
 fn setup<O: Default>(players: usize, seed: u8) -> Setup<O> {

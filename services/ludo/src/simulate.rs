@@ -49,6 +49,11 @@ pub struct SimulateArgs {
     /// iterations bound it, and runs repeat exactly for a given --seed).
     #[arg(long, default_value_t = 200)]
     think_ms: u64,
+    /// Random moves a strong bot's playout makes before it scores the
+    /// position (default: the game's: 8 for Cardinal and Kardinal & König,
+    /// 64 for Battle 13).
+    #[arg(long)]
+    playout_depth: Option<u32>,
     /// Seed of the run: deals and bots' choices follow from it.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -85,7 +90,7 @@ pub fn run(args: &SimulateArgs) -> Result<String, String> {
     let budget = Budget {
         iterations: args.iterations,
         time: (args.think_ms > 0).then(|| Duration::from_millis(args.think_ms)),
-        ..Budget::default()
+        playout_depth: args.playout_depth,
     };
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).clamp(1, 256);
     let progress = indicatif::ProgressBar::new(args.games as u64);
