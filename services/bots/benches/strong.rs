@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use ludo_bots::{Bot, Budget, Level, Playable};
-use ludo_engine::{InfoSet, Seed, Setup};
+use ludo_engine::{Seed, Setup};
 
 /// Positions measured per game.
 const POSITIONS: usize = 60;
