@@ -493,3 +493,32 @@ async fn a_watcher_hears_of_a_record_only_once_reads_return_it() {
     }
     player.await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_moves_only_for_a_seat_token_and_its_move_is_accepted() {
+    use ludo_bots::{Bot, Budget, Level};
+    let (service, _) = service();
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let id = gid(&game.id);
+    let bot = Bot::new(Level::Strong, Budget { iterations: 50, time: None, playout_depth: None }, 1);
+    // Not without a seat's token (a spectator has no information set to play from).
+    let refused = service.bot_move(&id, None, bot.clone()).await.unwrap_err();
+    assert_eq!(refused.code(), "unauthorized");
+    assert_eq!(service.bot_move(&id, Some("no-such-token"), bot.clone()).await.unwrap_err().code(), "unauthorized");
+    // Seat 1 is not to move (first_seat 0): no move.
+    let (none, version, bot) = service.bot_move(&id, token(&game, 1), bot).await.unwrap();
+    assert_eq!((none, version), (None, 0));
+    // Seat 0's move goes through the same path as anyone's, for many moves.
+    let mut bot = bot;
+    for _ in 0..6 {
+        let Some((seat, _)) = next_move(&service, &game).await else { break };
+        let (mv, version, back) = service.bot_move(&id, token(&game, seat), bot).await.unwrap();
+        bot = back;
+        let mv = mv.expect("the bot moves for the seat to move");
+        let submission =
+            ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: Some(version), request_id: None };
+        let accepted = service.submit(&id, token(&game, seat), submission).await.expect("the bot's move is legal");
+        assert_eq!(accepted.version, version + 1);
+    }
+    assert!(log_len(&service, &game).await >= 7);
+}
