@@ -121,11 +121,7 @@ impl InfoSet for Game {
 
     fn determinize(info: &Info, rng: &mut DeckRng) -> Game {
         let mut game = info.game.clone();
-        let mut seed = [0u8; 32];
-        for chunk in seed.chunks_mut(4) {
-            chunk.copy_from_slice(&rng.next_word().to_le_bytes());
-        }
-        game.rng = DeckRng::new(&Seed(seed));
+        game.rng = DeckRng::new(&rng.next_seed());
         let hidden = hidden(&game, info.seat);
         if hidden.is_empty() {
             return game;

@@ -86,6 +86,18 @@ impl Game {
         &self.options
     }
 
+    /// The contract of the joust in play, once its bidding is over (public).
+    #[must_use]
+    pub fn contract(&self) -> Option<crate::bidding::Contract> {
+        self.joust.contract
+    }
+
+    /// Tournaments won by each camp in the joust in play (public).
+    #[must_use]
+    pub fn tournaments_won(&self) -> [u8; 2] {
+        self.joust.won
+    }
+
     fn start(setup: &Setup<Options>, first_deal: Option<[Vec<Knight>; SEATS]>) -> Result<(Self, Vec<Effect>), SetupError> {
         if setup.players != SEATS {
             return Err(SetupError::PlayerCount { min: SEATS, max: SEATS, got: setup.players });

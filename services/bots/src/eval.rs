@@ -110,9 +110,9 @@ impl Evaluate for ludo_battle13::Game {
         let camp = seat.index() % 2;
         let crowns = self.crowns();
         let mut lead = f64::from(crowns[camp]) - f64::from(crowns[1 - camp]);
-        let view = self.view(Viewer::Omniscient);
-        let joust = &view.joust;
-        if let (Some(contract), Some(won)) = (joust.contract, (joust.tournaments_won.len() == 2).then_some(&joust.tournaments_won)) {
+        // The game's own accessors, not its view: this runs once per playout.
+        if let Some(contract) = self.contract() {
+            let won = self.tournaments_won();
             let master = contract.master.index() % 2;
             let bonus = f64::from(ludo_battle13::bonus(contract.tournaments));
             let needed = f64::from(contract.tournaments);
@@ -126,7 +126,7 @@ impl Evaluate for ludo_battle13::Game {
             let expected = bonus * (master_share - defence_share) * (1.0 - remaining / 26.0);
             lead += if master == camp { expected } else { -expected };
         }
-        let target = f64::from(view.target_crowns).max(1.0);
+        let target = f64::from(self.options().target_crowns).max(1.0);
         squash(lead, target / 2.0)
     }
 }

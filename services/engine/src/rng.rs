@@ -65,6 +65,16 @@ impl DeckRng {
         }
     }
 
+    /// A new seed of eight words from this stream (for a generator of its
+    /// own, such as the future deals of a game drawn for a search).
+    pub fn next_seed(&mut self) -> Seed {
+        let mut seed = [0u8; 32];
+        for chunk in seed.chunks_mut(4) {
+            chunk.copy_from_slice(&self.next_word().to_le_bytes());
+        }
+        Seed(seed)
+    }
+
     /// Shuffles `items` in place (Durstenfeld–Fisher–Yates, see module docs).
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {

@@ -72,14 +72,6 @@ fn place(game: &mut Game, others: &[Seat], cards: Vec<CardKind>) {
     game.deck = cards.collect();
 }
 
-fn random_seed(rng: &mut DeckRng) -> Seed {
-    let mut seed = [0u8; 32];
-    for chunk in seed.chunks_mut(4) {
-        chunk.copy_from_slice(&rng.next_word().to_le_bytes());
-    }
-    Seed(seed)
-}
-
 impl InfoSet for Game {
     type Info = Info;
 
@@ -99,7 +91,7 @@ impl InfoSet for Game {
         let mut cards = pool(&game, &others);
         rng.shuffle(&mut cards);
         place(&mut game, &others, cards);
-        game.rng = DeckRng::new(&random_seed(rng));
+        game.rng = DeckRng::new(&rng.next_seed());
         game
     }
 }
