@@ -20,6 +20,7 @@ async fn a_full_game_over_grpc_matches_rest() {
             kind: "cardinal".into(),
             players: vec!["Ann".into(), "Bob".into(), "Cid".into()],
             options: Some(options),
+            bots: Default::default(),
         })
         .await
         .unwrap()

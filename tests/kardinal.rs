@@ -99,8 +99,11 @@ async fn full_games_over_grpc_at_three_and_five_players() {
     let mut grpc = server.grpc().await;
     for (players, seed) in [(3usize, 41u64), (5, 42)] {
         let names: Vec<String> = ["Ann", "Bob", "Cid", "Dee", "Eve"][..players].iter().map(|s| s.to_string()).collect();
-        let created =
-            grpc.create_game(pb::CreateGameRequest { kind: "kardinal".into(), players: names, options: None }).await.unwrap().into_inner();
+        let created = grpc
+            .create_game(pb::CreateGameRequest { kind: "kardinal".into(), players: names, options: None, bots: Default::default() })
+            .await
+            .unwrap()
+            .into_inner();
         let mut choose = chooser(seed);
         // Mid-game, each seat's view over gRPC holds its own hand only.
         grpc_play(&mut grpc, &created, 20, &mut choose).await;

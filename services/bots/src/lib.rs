@@ -217,3 +217,7 @@ pub fn play_out<E: Playable>(game: &mut E, bots: &mut [Bot], max_moves: usize) -
     }
     Ok(made)
 }
+
+/// This library's version: the server records it beside each move a bot
+/// makes, so a log says which bot made it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -41,6 +41,7 @@ fn finished_game(kind: &str, players: usize, options: Value, at_least: usize) ->
             ruleset: kind.ruleset.into(),
             options: new.options.clone(),
             seats: (0..players).map(|i| format!("P{i}")).collect(),
+            bots: vec![None; players],
             seed_commitment: sha256_hex(&seed.0),
         };
         let at = "2026-11-23T00:00:00.000Z";

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::bot::{BotMark, BotRequest, BotSeat};
 use crate::kinds::{AnyEffect, AnyMove, AnyView};
 
 /// A game kind this server hosts.
@@ -38,13 +39,92 @@ pub struct CreateGame {
     /// Game kind (see `GET /v1/kinds`).
     #[schema(example = "cardinal")]
     pub kind: String,
-    /// Player names, one per seat in seat order (seat 0 first).
-    #[schema(example = json!(["Ann", "Bob"]), value_type = Vec<crate::schema::PlayerName>)]
-    pub players: Vec<String>,
+    /// The seats in seat order (seat 0 first): each a player's name, or
+    /// `{"name": …, "bot": {"level": …}}` for a seat the server's bot plays.
+    #[schema(example = json!(["Ann", {"name": "Robot", "bot": {"level": "strong"}}]), value_type = Vec<crate::schema::PlayerSchema>)]
+    pub players: Vec<Player>,
     /// Game options; omitted or null means the kind's defaults.
     #[serde(default)]
     #[schema(value_type = Option<crate::schema::GameOptions>)]
     pub options: Option<Value>,
+}
+
+/// A seat of a new game: its player's name and, for a seat the server
+/// plays, the bot that plays it. In JSON, a name alone or
+/// `{"name": "…", "bot": {"level": "…", "think_ms": …}}`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "Value")]
+pub struct Player {
+    /// The name shown for the seat.
+    pub name: String,
+    /// The server bot that plays it, if one does.
+    pub bot: Option<BotRequest>,
+}
+
+impl Player {
+    /// A seat a person plays.
+    #[must_use]
+    pub fn named(name: impl Into<String>) -> Player {
+        Player { name: name.into(), bot: None }
+    }
+
+    /// A seat the server's `bot` plays.
+    #[must_use]
+    pub fn bot(name: impl Into<String>, bot: BotRequest) -> Player {
+        Player { name: name.into(), bot: Some(bot) }
+    }
+}
+
+impl From<&str> for Player {
+    fn from(name: &str) -> Player {
+        Player::named(name)
+    }
+}
+
+impl From<String> for Player {
+    fn from(name: String) -> Player {
+        Player::named(name)
+    }
+}
+
+impl Serialize for Player {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match &self.bot {
+            None => serializer.serialize_str(&self.name),
+            Some(bot) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("name", &self.name)?;
+                map.serialize_entry("bot", bot)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl TryFrom<Value> for Player {
+    type Error = String;
+
+    fn try_from(value: Value) -> Result<Player, String> {
+        match value {
+            Value::String(name) => Ok(Player::named(name)),
+            Value::Object(mut seat) => {
+                let name = match seat.remove("name") {
+                    Some(Value::String(name)) => name,
+                    _ => return Err("a seat is a name, or an object with a `name` (a string) and a `bot`".into()),
+                };
+                let bot = match seat.remove("bot") {
+                    None | Some(Value::Null) => None,
+                    Some(bot) => Some(BotRequest::from_json(bot)?),
+                };
+                if let Some(other) = seat.keys().next() {
+                    return Err(format!("a seat has a `name` and a `bot`, not `{other}`"));
+                }
+                Ok(Player { name, bot })
+            }
+            _ => Err("a seat is a name, or an object with a `name` and a `bot`".into()),
+        }
+    }
 }
 
 /// A created game, with each seat's secret token.
@@ -83,6 +163,32 @@ pub struct SeatInfo {
     pub seat: Seat,
     /// Player name.
     pub name: String,
+    /// The server bot that plays the seat, when one does (from the start,
+    /// or since its player handed it over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotSeat>,
+}
+
+/// Hands the caller's seat to a server bot (`bot`), or takes it back
+/// (`bot` null or omitted).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetAutopilot {
+    /// The bot that plays the seat from now on; null: its player.
+    #[serde(default)]
+    pub bot: Option<BotRequest>,
+}
+
+/// Who plays a seat now.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Autopilot {
+    /// The game's version after the change (unchanged when nothing changed).
+    pub version: u64,
+    /// The seat.
+    pub seat: Seat,
+    /// The server bot that plays it; absent: its player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotSeat>,
 }
 
 /// One game in a listing.
@@ -244,7 +350,7 @@ pub struct MoveAccepted {
 pub struct Event {
     /// Position in the log (record 0 is `game_created`).
     pub seq: u64,
-    /// `game_created` or `move`.
+    /// `game_created`, `move` or `seat_bot`.
     #[serde(rename = "type")]
     pub kind: String,
     /// When it was appended (RFC 3339).
@@ -259,6 +365,12 @@ pub struct Event {
     /// The client's idempotency key (moves only, when given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
+    /// The server bot that made the move (moves only, when a bot made it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotMark>,
+    /// Who plays the seat from now on (`seat_bot` records only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handover: Option<Handover>,
     /// The set-up (record 0 only): kind, ruleset, options, seats, seed commitment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub game: Option<crate::record::GameCreated>,
@@ -267,6 +379,13 @@ pub struct Event {
     pub effects: Vec<AnyEffect>,
     /// The record's hash in the chain (hex SHA-256).
     pub hash: String,
+}
+
+/// A `seat_bot` record: who plays its seat from then on.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Handover {
+    /// The server bot that plays the seat; null: its player does again.
+    pub bot: Option<BotSeat>,
 }
 
 /// A page of a game's log.

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod bot;
 mod error;
 pub mod export;
 pub mod kinds;
@@ -23,6 +24,6 @@ pub mod text;
 
 pub use error::ServiceError;
 pub use service::{
-    Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, GameId, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE,
-    MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, Watch, Watched,
+    BotSettings, Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, DEFAULT_THINK_MS, GameId, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS,
+    MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, Watch, Watched,
 };

@@ -1,7 +1,8 @@
 //! The log's records: their stored form, canonical bytes and hash chain.
 //!
 //! A game's log is one stream of JSON records. Record 0 is `game_created`;
-//! every later record is one accepted `move`. Each record carries
+//! every later record is one accepted `move` or, from format 2 on, a
+//! `seat_bot` record (a seat handed to a server bot, or taken back). Each record carries
 //! `hash = SHA-256(previous hash ‖ canonical bytes of the record without its
 //! hash)`, the previous hash of record 0 being 32 zero bytes, so editing any
 //! byte of a stored record breaks the chain from that record on.
@@ -17,7 +18,13 @@
 //! so neither writing nor checking a record builds its JSON again.
 //!
 //! Records carry a `format` number; a reader upcasts older formats rather
-//! than rewriting stored records.
+//! than rewriting stored records, and a record read keeps its format so
+//! its bytes (and hash) stay exactly what was written:
+//! - format 1: `game_created` and `move`;
+//! - format 2 (this version writes it): `game_created` gains `bots` (per
+//!   seat, the server bot that plays it, or null), `move` gains `bot`
+//!   (which bot made it, or null), and the `seat_bot` record appears. A
+//!   format 1 record reads as a format 2 one without bots.
 
 mod canonical;
 mod sorted;
@@ -30,6 +37,8 @@ use std::sync::Arc;
 
 use ludo_engine::Seat;
 use serde::{Deserialize, Serialize};
+
+use crate::bot::{BotMark, BotSeat};
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
@@ -39,7 +48,10 @@ use canonical::{write_canonical, write_str};
 pub(crate) use sorted::write_sorted;
 
 /// The record format written by this version.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
+
+/// The oldest record format this version reads.
+pub const OLDEST_FORMAT: u32 = 1;
 
 /// The previous hash of record 0.
 pub const GENESIS: [u8; 32] = [0; 32];
@@ -76,6 +88,17 @@ pub enum RecordBody {
     GameCreated(GameCreated),
     /// An accepted move.
     Move(MoveRecord),
+    /// A seat handed to a server bot, or taken back by its player (format 2 on).
+    SeatBot(SeatBotRecord),
+}
+
+/// A seat handed to a server bot (`bot`), or taken back by its player (`None`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatBotRecord {
+    /// The seat.
+    pub seat: Seat,
+    /// The bot that plays it from now on; `None`: its player does.
+    pub bot: Option<BotSeat>,
 }
 
 /// Record 0: everything needed to set the game up again, except the secret seed.
@@ -92,8 +115,20 @@ pub struct GameCreated {
     pub options: Value,
     /// Seat names, indexed by seat.
     pub seats: Vec<String>,
+    /// Per seat, the server bot that plays it from the start, or null
+    /// (records of format 1 have none: every seat is a player's).
+    #[serde(default)]
+    pub bots: Vec<Option<BotSeat>>,
     /// Hex SHA-256 of the 32-byte seed, published before the seed itself.
     pub seed_commitment: String,
+}
+
+impl GameCreated {
+    /// The bot that plays `seat` from the start, if any.
+    #[must_use]
+    pub fn bot(&self, seat: usize) -> Option<BotSeat> {
+        self.bots.get(seat).copied().flatten()
+    }
 }
 
 /// An accepted move.
@@ -106,6 +141,8 @@ pub struct MoveRecord {
     mv: Box<RawValue>,
     /// The client's idempotency key, when it sent one.
     pub request_id: Option<String>,
+    /// The server bot that made the move, if one did.
+    pub bot: Option<BotMark>,
 }
 
 impl MoveRecord {
@@ -117,7 +154,14 @@ impl MoveRecord {
         let mut bytes = Vec::with_capacity(64);
         write_sorted(mv, &mut bytes)?;
         let text = String::from_utf8(bytes).expect("serde_json writes UTF-8");
-        Ok(MoveRecord { seat, mv: RawValue::from_string(text)?, request_id })
+        Ok(MoveRecord { seat, mv: RawValue::from_string(text)?, request_id, bot: None })
+    }
+
+    /// This record, as a move the server's bot `bot` made.
+    #[must_use]
+    pub fn by_bot(mut self, bot: BotMark) -> MoveRecord {
+        self.bot = Some(bot);
+        self
     }
 
     /// The move, as its canonical JSON text.
@@ -129,7 +173,7 @@ impl MoveRecord {
 
 impl PartialEq for MoveRecord {
     fn eq(&self, other: &Self) -> bool {
-        (self.seat, self.mv.get(), &self.request_id) == (other.seat, other.mv.get(), &other.request_id)
+        (self.seat, self.mv.get(), &self.request_id, &self.bot) == (other.seat, other.mv.get(), &other.request_id, &other.bot)
     }
 }
 
@@ -167,19 +211,36 @@ impl fmt::Debug for Stored {
     }
 }
 
-/// The top-level keys of each record type, in canonical (bytewise) order.
-const MOVE_KEYS: [&str; 9] = ["at", "effects", "format", "hash", "move", "request_id", "seat", "seq", "type"];
-const CREATED_KEYS: [&str; 12] =
+/// The top-level keys of each record type in each format, in canonical
+/// (bytewise) order.
+const MOVE_KEYS_1: [&str; 9] = ["at", "effects", "format", "hash", "move", "request_id", "seat", "seq", "type"];
+const CREATED_KEYS_1: [&str; 12] =
     ["at", "effects", "format", "game_id", "hash", "kind", "options", "ruleset", "seats", "seed_commitment", "seq", "type"];
+const MOVE_KEYS_2: [&str; 10] = ["at", "bot", "effects", "format", "hash", "move", "request_id", "seat", "seq", "type"];
+const CREATED_KEYS_2: [&str; 13] =
+    ["at", "bots", "effects", "format", "game_id", "hash", "kind", "options", "ruleset", "seats", "seed_commitment", "seq", "type"];
+const SEAT_BOT_KEYS_2: [&str; 8] = ["at", "bot", "effects", "format", "hash", "seat", "seq", "type"];
+
+/// The keys of a record of type `kind` in `format`, if that format has the type.
+fn keys_of(kind: &[u8], format: u32) -> Option<(&'static [&'static str], &'static str)> {
+    Some(match (kind, format) {
+        (br#""move""#, 1) => (&MOVE_KEYS_1, "move"),
+        (br#""game_created""#, 1) => (&CREATED_KEYS_1, "game_created"),
+        (br#""move""#, 2) => (&MOVE_KEYS_2, "move"),
+        (br#""game_created""#, 2) => (&CREATED_KEYS_2, "game_created"),
+        (br#""seat_bot""#, 2) => (&SEAT_BOT_KEYS_2, "seat_bot"),
+        _ => return None,
+    })
+}
 
 /// What a seal writes where the hash will go, to hash the bytes around it.
 const UNSEALED: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
-/// Writes a record's canonical bytes (`hash` as given) and returns where
-/// its hash member is. Every record type writes its members here, in the
-/// order of [`MOVE_KEYS`] and [`CREATED_KEYS`]: that order is the whole of
-/// the canonical form's key sorting at the top level, and the nested values
-/// go through [`write_canonical`].
+/// Writes a record's canonical bytes (`hash` as given) in `format` and
+/// returns where its hash member is. Every record type writes its members
+/// here, in the order of its keys (see [`keys_of`]): that order is the whole
+/// of the canonical form's key sorting at the top level, and the nested
+/// values go through [`write_canonical`] or [`write_sorted`].
 fn write_record(
     out: &mut Vec<u8>,
     (format, seq, at): (u32, u64, &str),
@@ -195,8 +256,39 @@ fn write_record(
         out.push(b',');
         start..out.len()
     };
+    fn optional<T: Serialize>(value: Option<&T>, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        match value {
+            Some(value) => write_sorted(value, out),
+            None => {
+                out.extend_from_slice(b"null");
+                Ok(())
+            }
+        }
+    }
     out.extend_from_slice(b"{\"at\":");
     write_str(at, out);
+    if format >= 2 {
+        match body {
+            RecordBody::GameCreated(created) => {
+                out.extend_from_slice(b",\"bots\":[");
+                for seat in 0..created.seats.len() {
+                    if seat > 0 {
+                        out.push(b',');
+                    }
+                    optional(created.bot(seat).as_ref(), out)?;
+                }
+                out.push(b']');
+            }
+            RecordBody::Move(mv) => {
+                out.extend_from_slice(b",\"bot\":");
+                optional(mv.bot.as_ref(), out)?;
+            }
+            RecordBody::SeatBot(handed) => {
+                out.extend_from_slice(b",\"bot\":");
+                optional(handed.bot.as_ref(), out)?;
+            }
+        }
+    }
     out.extend_from_slice(b",\"effects\":[");
     let effects = effects(out)?;
     out.extend_from_slice(b"],\"format\":");
@@ -215,6 +307,12 @@ fn write_record(
             }
             out.extend_from_slice(b",\"seat\":");
             serde_json::to_writer(&mut *out, &mv.seat).expect("seats serialize");
+            member
+        }
+        RecordBody::SeatBot(handed) => {
+            let member = hash_member(out);
+            out.extend_from_slice(b"\"seat\":");
+            serde_json::to_writer(&mut *out, &handed.seat).expect("seats serialize");
             member
         }
         RecordBody::GameCreated(created) => {
@@ -245,6 +343,7 @@ fn write_record(
     out.extend_from_slice(match body {
         RecordBody::Move(_) => b",\"type\":\"move\"}",
         RecordBody::GameCreated(_) => b",\"type\":\"game_created\"}",
+        RecordBody::SeatBot(_) => b",\"type\":\"seat_bot\"}",
     });
     Ok((member, effects))
 }
@@ -362,25 +461,30 @@ impl Record {
         // own bytes, the effects not at all (they are kept where they are).
         let members = canonical::check_object(bytes).map_err(|e| format!("record bytes are not in canonical form: {e}"))?;
         let member = |key: &str| members.iter().find(|m| m.key == key.as_bytes());
-        let (keys, name, is_move): (&[&str], _, _) = match member("type").map(|m| &bytes[m.value.clone()]) {
-            Some(br#""move""#) => (&MOVE_KEYS, "move", true),
-            Some(br#""game_created""#) => (&CREATED_KEYS, "game_created", false),
-            Some(other) => return Err(format!("unreadable record: unknown record type {}", String::from_utf8_lossy(other))),
+        fn parse<'a, T: Deserialize<'a>>(key: &str, value: &'a [u8]) -> Result<T, String> {
+            serde_json::from_slice(value).map_err(|e| format!("unreadable record: `{key}`: {e}"))
+        }
+        // The format says which members a record of each type has.
+        let format: u32 = match member("format") {
+            Some(m) => parse("format", &bytes[m.value.clone()])?,
+            None => return Err("unreadable record: no format".into()),
+        };
+        if !(OLDEST_FORMAT..=FORMAT).contains(&format) {
+            return Err(format!("unknown record format {format}"));
+        }
+        let record_type = match member("type") {
+            Some(m) => &bytes[m.value.clone()],
             None => return Err("unreadable record: no record type".into()),
         };
+        let Some((keys, name)) = keys_of(record_type, format) else {
+            return Err(format!("unreadable record: unknown record type {} in format {format}", String::from_utf8_lossy(record_type)));
+        };
         if !members.iter().map(|m| m.key).eq(keys.iter().map(|k| k.as_bytes())) {
-            return Err(format!("record bytes are not in canonical form: not the members of a {name} record"));
+            return Err(format!("record bytes are not in canonical form: not the members of a format {format} {name} record"));
         }
         // Every key is there (checked just above), in this order.
         let at = |key: &str| &members[keys.iter().position(|&k| k == key).expect("a record key")];
         let read = |key: &str| -> Result<&[u8], String> { Ok(&bytes[at(key).value.clone()]) };
-        fn parse<'a, T: Deserialize<'a>>(key: &str, value: &'a [u8]) -> Result<T, String> {
-            serde_json::from_slice(value).map_err(|e| format!("unreadable record: `{key}`: {e}"))
-        }
-        let format: u32 = parse("format", read("format")?)?;
-        if format != FORMAT {
-            return Err(format!("unknown record format {format}"));
-        }
         let seq: u64 = parse("seq", read("seq")?)?;
         let at_time: String = parse("at", read("at")?)?;
         let hash: String = parse("hash", read("hash")?)?;
@@ -391,21 +495,41 @@ impl Record {
         // Not the last member (`type` follows it), so its comma follows it.
         let hash_at = keys.iter().position(|&k| k == "hash").expect("records have a hash");
         let hash_member = members[hash_at].start..members[hash_at + 1].start;
-        let body = if is_move {
-            let mv: Box<RawValue> = parse("move", read("move")?)?;
-            let seat: Option<Seat> = parse("seat", read("seat")?)?;
-            let request_id: Option<String> = parse("request_id", read("request_id")?)?;
-            RecordBody::Move(MoveRecord { seat: required(seat, name, "seat")?, mv, request_id })
-        } else {
-            let text = |key: &str| -> Result<String, String> { required(parse::<Option<String>>(key, read(key)?)?, name, key) };
-            RecordBody::GameCreated(GameCreated {
-                game_id: text("game_id")?,
-                kind: text("kind")?,
-                ruleset: text("ruleset")?,
-                options: parse("options", read("options")?)?,
-                seats: required(parse("seats", read("seats")?)?, name, "seats")?,
-                seed_commitment: text("seed_commitment")?,
-            })
+        let body = match name {
+            "move" => {
+                let mv: Box<RawValue> = parse("move", read("move")?)?;
+                let seat: Option<Seat> = parse("seat", read("seat")?)?;
+                let request_id: Option<String> = parse("request_id", read("request_id")?)?;
+                let bot: Option<BotMark> = if format >= 2 { parse("bot", read("bot")?)? } else { None };
+                RecordBody::Move(MoveRecord { seat: required(seat, name, "seat")?, mv, request_id, bot })
+            }
+            "seat_bot" => {
+                let seat: Option<Seat> = parse("seat", read("seat")?)?;
+                let bot: Option<BotSeat> = parse("bot", read("bot")?)?;
+                RecordBody::SeatBot(SeatBotRecord { seat: required(seat, name, "seat")?, bot })
+            }
+            _ => {
+                let text = |key: &str| -> Result<String, String> { required(parse::<Option<String>>(key, read(key)?)?, name, key) };
+                let seats: Vec<String> = required(parse("seats", read("seats")?)?, name, "seats")?;
+                let bots: Vec<Option<BotSeat>> = if format >= 2 {
+                    let bots: Vec<Option<BotSeat>> = required(parse("bots", read("bots")?)?, name, "bots")?;
+                    if bots.len() != seats.len() {
+                        return Err(format!("unreadable record: {} bots for {} seats", bots.len(), seats.len()));
+                    }
+                    bots
+                } else {
+                    Vec::new()
+                };
+                RecordBody::GameCreated(GameCreated {
+                    game_id: text("game_id")?,
+                    kind: text("kind")?,
+                    ruleset: text("ruleset")?,
+                    options: parse("options", read("options")?)?,
+                    seats,
+                    bots,
+                    seed_commitment: text("seed_commitment")?,
+                })
+            }
         };
         let stored = Stored { bytes: bytes.into(), hash_member };
         Ok(Record { format, seq, at: at_time, body, hash, stored, effects })

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 
 use ludo_engine::{Seat, Seed, Viewer};
 
+use crate::bot::BotSeat;
 use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, Kind};
-use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex, write_sorted};
+use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, sha256_hex, write_sorted};
 
 /// The state rebuilt from a whole log.
 #[derive(Debug)]
@@ -54,6 +55,8 @@ pub struct Replayer {
     pub version: u64,
     /// Hash of the last applied record.
     pub last_hash: [u8; 32],
+    /// Per seat, the server bot that plays it after the last applied record.
+    pub bots: Vec<Option<BotSeat>>,
     /// Whether the last applied record's stored effects hide part of what
     /// the engine computed.
     pub hid: bool,
@@ -86,15 +89,22 @@ impl Replayer {
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
         let mut scratch = Vec::with_capacity(512);
         let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
-        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, hid, scratch };
+        let bots = (0..created.seats.len()).map(|seat| created.bot(seat)).collect();
+        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, bots, hid, scratch };
         Ok((replayer, new.effects))
     }
 
     /// A replayer that goes on from a game already at `version`, whose
     /// record has hash `last_hash` (a snapshot, say).
     #[must_use]
-    pub fn resume(kind: &'static Kind, created: GameCreated, game: AnyGame, version: u64, last_hash: [u8; 32]) -> Replayer {
-        Replayer { kind, created, game, version, last_hash, hid: false, scratch: Vec::with_capacity(512) }
+    pub fn resume(
+        kind: &'static Kind,
+        created: GameCreated,
+        game: AnyGame,
+        (version, last_hash): (u64, [u8; 32]),
+        bots: Vec<Option<BotSeat>>,
+    ) -> Replayer {
+        Replayer { kind, created, game, version, last_hash, bots, hid: false, scratch: Vec::with_capacity(512) }
     }
 
     /// Applies the next record and returns its unredacted effects.
@@ -108,26 +118,54 @@ impl Replayer {
         self.step(record).map(|(_, effects)| effects)
     }
 
-    /// [`Replayer::apply`], answering also who moved and the move, typed.
+    /// [`Replayer::apply`], answering also what the record did, typed.
     ///
     /// # Errors
     /// As [`Replayer::apply`].
-    pub fn step(&mut self, record: &Record) -> Result<((Seat, AnyMove), Vec<AnyEffect>), ReplayError> {
-        let step = apply_next(&mut self.game, self.version, &self.last_hash, record, &mut self.scratch)?;
+    pub fn step(&mut self, record: &Record) -> Result<(Applied, Vec<AnyEffect>), ReplayError> {
+        let step = apply_next(&mut self.game, (self.version, &self.last_hash), &mut self.bots, record, &mut self.scratch)?;
         self.hid = step.hid;
         self.version += 1;
         self.last_hash = step.hash;
-        Ok(((step.seat, step.mv), step.effects))
+        Ok((step.applied, step.effects))
+    }
+}
+
+/// What one record after record 0 did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Applied {
+    /// `seat` played `mv`.
+    Move {
+        /// Who moved.
+        seat: Seat,
+        /// The move, typed.
+        mv: AnyMove,
+    },
+    /// `seat` was handed to a server bot, or taken back (`bot: None`).
+    SeatBot {
+        /// The seat.
+        seat: Seat,
+        /// Who plays it from now on.
+        bot: Option<BotSeat>,
+    },
+}
+
+impl Applied {
+    /// Who moved and what, for a move.
+    #[must_use]
+    pub fn as_move(&self) -> Option<(Seat, &AnyMove)> {
+        match self {
+            Applied::Move { seat, mv } => Some((*seat, mv)),
+            Applied::SeatBot { .. } => None,
+        }
     }
 }
 
 /// What [`apply_next`] applied.
 #[derive(Debug)]
 pub struct Step {
-    /// Who moved.
-    pub seat: Seat,
-    /// The move, typed.
-    pub mv: AnyMove,
+    /// What the record did.
+    pub applied: Applied,
     /// What it did, unredacted.
     pub effects: Vec<AnyEffect>,
     /// The record's hash (the next record's link).
@@ -137,24 +175,46 @@ pub struct Step {
 }
 
 /// Applies `record` to `game`, which is at `version` after a record hashed
-/// `last_hash`, checking it as replay does (see [`Replayer::apply`]);
-/// `scratch` is a buffer to reuse. On an error, `game` may have been
-/// partly changed and is not to be used again.
+/// `last_hash` with its seats played by `bots`, checking it as replay does
+/// (see [`Replayer::apply`]); `scratch` is a buffer to reuse. On an error,
+/// `game` and `bots` may have been partly changed and are not to be used again.
 ///
 /// # Errors
 /// As [`Replayer::apply`].
 pub fn apply_next(
     game: &mut AnyGame,
-    version: u64,
-    last_hash: &[u8; 32],
+    (version, last_hash): (u64, &[u8; 32]),
+    bots: &mut [Option<BotSeat>],
     record: &Record,
     scratch: &mut Vec<u8>,
 ) -> Result<Step, ReplayError> {
     let seq = version + 1;
     let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
-    let RecordBody::Move(mv) = &record.body else {
-        return Err(bad(seq, "a game_created record after record 0"));
+    let mv = match &record.body {
+        RecordBody::Move(mv) => mv,
+        RecordBody::GameCreated(_) => return Err(bad(seq, "a game_created record after record 0")),
+        RecordBody::SeatBot(SeatBotRecord { seat, bot }) => {
+            // Who plays a seat changes only while the game goes on, and
+            // changes nothing in the game itself.
+            if game.status().is_finished() {
+                return Err(bad(seq, "a seat_bot record after the game ended"));
+            }
+            if record.effects().len() != 0 {
+                return Err(bad(seq, "a seat_bot record with effects: it changes nothing in the game"));
+            }
+            let held = bots
+                .get_mut(usize::from(seat.0))
+                .ok_or_else(|| bad(seq, format!("a seat_bot record for {seat}, who is not at the table")))?;
+            *held = *bot;
+            return Ok(Step { applied: Applied::SeatBot { seat: *seat, bot: *bot }, effects: Vec::new(), hash, hid: false });
+        }
     };
+    // A move marked as a bot's was made while a bot of that level played the seat.
+    if let Some(mark) = &mv.bot
+        && bots.get(usize::from(mv.seat.0)).copied().flatten().is_none_or(|bot| bot.level != mark.level)
+    {
+        return Err(bad(seq, format!("a move marked as the {} bot's for {}, which no such bot plays", mark.level.name(), mv.seat)));
+    }
     let stored = mv.move_json().as_bytes();
     let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
     // The move as the engine writes it must be the stored bytes: no
@@ -165,7 +225,26 @@ pub fn apply_next(
     }
     let effects = game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
     let hid = check_effects(seq, game, &effects, record, scratch)?;
-    Ok(Step { seat: mv.seat, mv: parsed, effects, hash, hid })
+    Ok(Step { applied: Applied::Move { seat: mv.seat, mv: parsed }, effects, hash, hid })
+}
+
+/// Per seat, the server bot that plays it after `records` (record 0 first),
+/// read from the records alone (no replay).
+#[must_use]
+pub fn bots_after(records: &[Record]) -> Vec<Option<BotSeat>> {
+    let mut bots = Vec::new();
+    for record in records {
+        match &record.body {
+            RecordBody::GameCreated(created) => bots = (0..created.seats.len()).map(|seat| created.bot(seat)).collect(),
+            RecordBody::SeatBot(handed) => {
+                if let Some(held) = bots.get_mut(usize::from(handed.seat.0)) {
+                    *held = handed.bot;
+                }
+            }
+            RecordBody::Move(_) => {}
+        }
+    }
+    bots
 }
 
 /// Replays `records` (record 0 first) with the game's `seed`, keeping each

@@ -85,3 +85,26 @@ impl ToSchema for PlayerName {
         Cow::Borrowed("PlayerName")
     }
 }
+
+/// A seat of a new game: a player's name, or an object with the name and
+/// the server bot that plays the seat.
+#[derive(ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // A schema only: requests are read as `api::Player`.
+pub enum PlayerSchema {
+    /// A seat a person plays: its name.
+    Name(#[schema(inline)] PlayerName),
+    /// A seat the server's bot plays.
+    Bot(BotPlayer),
+}
+
+/// A seat the server's bot plays.
+#[derive(ToSchema)]
+#[allow(dead_code)] // A schema only.
+pub struct BotPlayer {
+    /// The name shown for the seat.
+    #[schema(value_type = PlayerName)]
+    name: String,
+    /// The bot.
+    bot: crate::bot::BotRequest,
+}

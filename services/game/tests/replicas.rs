@@ -50,7 +50,7 @@ fn gid(game: &CreatedGame) -> GameId {
 }
 
 async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
-    let players = (0..players).map(|i| format!("P{i}")).collect();
+    let players = (0..players).map(|i| format!("P{i}").into()).collect();
     service.create(CreateGame { kind: kind.into(), players, options: Some(json!({})) }).await.expect("created")
 }
 

@@ -23,7 +23,7 @@ async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
     service
         .create(CreateGame {
             kind: "cardinal".into(),
-            players: players.iter().map(|s| s.to_string()).collect(),
+            players: players.iter().map(|&s| s.into()).collect(),
             options: Some(json!({"first_seat": 0})),
         })
         .await
@@ -179,7 +179,7 @@ async fn creation_refuses_bad_kinds_players_and_options_by_field() {
     let (service, _) = service();
     let create = |kind: &str, players: &[&str], options: Option<Value>| CreateGame {
         kind: kind.into(),
-        players: players.iter().map(|s| s.to_string()).collect(),
+        players: players.iter().map(|&s| s.into()).collect(),
         options,
     };
     let field = |err: ServiceError| match err {
@@ -278,8 +278,8 @@ async fn pages_that_fill_up_in_the_last_batch_still_point_to_the_rest() {
     // A filter that skips some streams of each batch: with page size 4 the
     // second batch is the last one and the page fills before its end.
     for kind in ["cardinal", "battle13", "cardinal", "battle13", "cardinal", "cardinal", "cardinal"] {
-        let players: Vec<String> =
-            if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(String::from).to_vec() };
+        let players: Vec<ludo_game::api::Player> =
+            if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(Into::into).to_vec() };
         let game = service.create(CreateGame { kind: kind.into(), players, options: None }).await.unwrap();
         if kind == "cardinal" {
             cardinal_ids.push(game.id);

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use ludo_game::{GameService, SystemClock};
 use ludo_storage::Durability;
 use store::{StoreArgs, StoreSpec};
@@ -134,6 +134,42 @@ struct ServeArgs {
     cors_origins: ludo_server::CorsOrigins,
     #[command(flatten)]
     limits: limits::LimitArgs,
+    #[command(flatten)]
+    bots: BotArgs,
+}
+
+/// How the server's bot seats play.
+#[derive(Args)]
+struct BotArgs {
+    /// Bots thinking at once, at most, each on a thread of its own
+    /// (default: one per core).
+    #[arg(long, env = "LUDO_BOT_WORKERS", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    bot_workers: Option<u32>,
+    /// The think delay of a bot seat whose creator named none: the least
+    /// time from its turn to its move, so people can follow (ms, 0 to 10000).
+    #[arg(long, env = "LUDO_BOT_THINK_MS", default_value_t = ludo_game::DEFAULT_THINK_MS, value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    bot_think_ms: u32,
+    /// The most time a bot spends choosing one move (ms).
+    #[arg(long, env = "LUDO_BOT_TIME_MS", default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    bot_time_ms: u64,
+    /// The most search iterations a strong bot runs per move.
+    #[arg(long, env = "LUDO_BOT_ITERATIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    bot_iterations: u32,
+}
+
+impl BotArgs {
+    fn settings(&self) -> ludo_game::BotSettings {
+        let defaults = ludo_game::BotSettings::default();
+        ludo_game::BotSettings {
+            workers: self.bot_workers.map_or(defaults.workers, |w| w as usize),
+            budget: ludo_bots::Budget {
+                iterations: self.bot_iterations,
+                time: Some(std::time::Duration::from_millis(self.bot_time_ms)),
+                playout_depth: None,
+            },
+            think_ms: self.bot_think_ms,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -192,7 +228,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(store = %args.store.spec(), "log opened");
     let mut service = GameService::new(store, Arc::new(SystemClock))
         .with_max_live_games(args.max_live_games)
-        .with_seat_rate(args.limits.rate_moves_per_seat.0);
+        .with_seat_rate(args.limits.rate_moves_per_seat.0)
+        .with_bots(args.bots.settings());
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
         let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;

@@ -171,7 +171,7 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
     runtime.block_on(async {
         let store = Arc::new(ludo_storage::MemoryStore::new());
         let service = ludo_game::GameService::new(store, Arc::new(ludo_game::SystemClock));
-        let names = (0..players).map(|s| format!("{} {}", bots[s].level(), s + 1)).collect();
+        let names = (0..players).map(|s| ludo_game::api::Player::named(format!("{} {}", bots[s].level(), s + 1))).collect();
         let created = service
             .create(ludo_game::api::CreateGame { kind: kind.into(), players: names, options: None })
             .await

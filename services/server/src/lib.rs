@@ -97,6 +97,8 @@ pub async fn run_with(
 ) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let app = app(Arc::clone(&service), &config).await;
+    // Bot seats play from now on, those whose turn came before a restart included.
+    service.start_bots();
     tracing::info!(%addr, "serving REST and gRPC");
     serve::serve(listener, app, &service, config.connections, config.trusted_proxies, shutdown).await;
     tracing::info!("stopped accepting requests; flushing the log");

@@ -35,7 +35,11 @@ impl Class {
         match path {
             "/ludo.v1.Ludo/CreateGame" => Some(Class::Create),
             "/ludo.v1.Ludo/ImportGame" | "/ludo.v1.Ludo/VerifyGame" => Some(Class::Records),
-            "/ludo.v1.Ludo/SubmitMove" => Some(Class::Moves),
+            "/ludo.v1.Ludo/SubmitMove" | "/ludo.v1.Ludo/SetAutopilot" => Some(Class::Moves),
+            // Handing a seat to a bot and back appends a record, like a move.
+            _ if path.starts_with("/v1/games/") && path.ends_with("/autopilot") && (method == Method::PUT || method == Method::DELETE) => {
+                Some(Class::Moves)
+            }
             _ if method != Method::POST => None,
             "/v1/games" => Some(Class::Create),
             "/v1/games/import" | "/v1/verify" => Some(Class::Records),
@@ -145,6 +149,9 @@ mod tests {
         assert_eq!(Class::of(&post, "/v1/verify"), Some(Class::Records));
         assert_eq!(Class::of(&post, "/v1/games/0190/moves"), Some(Class::Moves));
         assert_eq!(Class::of(&Method::GET, "/v1/games/0190/legal-moves"), None);
+        assert_eq!(Class::of(&Method::PUT, "/v1/games/0190/autopilot"), Some(Class::Moves));
+        assert_eq!(Class::of(&Method::DELETE, "/v1/games/0190/autopilot"), Some(Class::Moves));
+        assert_eq!(Class::of(&post, "/ludo.v1.Ludo/SetAutopilot"), Some(Class::Moves));
         assert_eq!(Class::of(&post, "/ludo.v1.Ludo/CreateGame"), Some(Class::Create));
         assert_eq!(Class::of(&post, "/ludo.v1.Ludo/VerifyGame"), Some(Class::Records));
         assert_eq!(Class::of(&post, "/ludo.v1.Ludo/SubmitMove"), Some(Class::Moves));

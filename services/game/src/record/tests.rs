@@ -1,6 +1,8 @@
 //! Records against the implementation they replace: the bytes written once
 //! must be, byte for byte and hash for hash, what the old one built through
-//! a JSON tree, and what it refused as not canonical must still be refused.
+//! a JSON tree (extended to format 2's members), and what it refused as not
+//! canonical must still be refused. Format 1 records, as the version before
+//! format 2 wrote them, are in `tests/fixtures/format1`.
 
 use ludo_engine::{Seed, Viewer};
 use proptest::prelude::*;
@@ -20,6 +22,7 @@ mod reference {
     pub enum OldBody {
         GameCreated(GameCreated),
         Move(OldMove),
+        SeatBot(OldSeatBot),
     }
 
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -28,6 +31,13 @@ mod reference {
         #[serde(rename = "move")]
         pub mv: Value,
         pub request_id: Option<String>,
+        pub bot: Option<BotMark>,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldSeatBot {
+        pub seat: Seat,
+        pub bot: Option<BotSeat>,
     }
 
     impl OldBody {
@@ -36,7 +46,14 @@ mod reference {
         pub fn new_body(&self) -> RecordBody {
             match self {
                 OldBody::GameCreated(created) => RecordBody::GameCreated(created.clone()),
-                OldBody::Move(m) => RecordBody::Move(MoveRecord::new(m.seat, &m.mv, m.request_id.clone()).unwrap()),
+                OldBody::Move(m) => {
+                    let record = MoveRecord::new(m.seat, &m.mv, m.request_id.clone()).unwrap();
+                    RecordBody::Move(match &m.bot {
+                        Some(bot) => record.by_bot(bot.clone()),
+                        None => record,
+                    })
+                }
+                OldBody::SeatBot(s) => RecordBody::SeatBot(SeatBotRecord { seat: s.seat, bot: s.bot }),
             }
         }
 
@@ -48,7 +65,9 @@ mod reference {
                     seat: m.seat,
                     mv: serde_json::from_str(m.move_json()).unwrap(),
                     request_id: m.request_id.clone(),
+                    bot: m.bot.clone(),
                 }),
+                RecordBody::SeatBot(s) => OldBody::SeatBot(OldSeatBot { seat: s.seat, bot: s.bot }),
             }
         }
     }
@@ -132,7 +151,7 @@ mod reference {
     }
 }
 
-use reference::{OldBody, OldMove, OldRecord};
+use reference::{OldBody, OldMove, OldRecord, OldSeatBot};
 
 fn same_content(new: &Record, old: &OldRecord) -> bool {
     let effects: Vec<Value> = new.effects().map(|e| serde_json::from_slice(e).expect("a stored effect is JSON")).collect();
@@ -206,17 +225,27 @@ fn value() -> impl Strategy<Value = Value> {
 
 fn body() -> impl Strategy<Value = OldBody> {
     prop_oneof![
-        (text(), text(), text(), value(), prop::collection::vec(text(), 0..5), text()).prop_map(
+        (text(), text(), text(), value(), prop::collection::vec((text(), prop::option::of(bot_seat())), 0..5), text()).prop_map(
             |(game_id, kind, ruleset, options, seats, seed_commitment)| {
-                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, seed_commitment })
+                let (seats, bots) = seats.into_iter().unzip();
+                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, bots, seed_commitment })
             }
         ),
-        (any::<u8>(), value(), prop::option::of(text())).prop_map(|(seat, mv, request_id)| OldBody::Move(OldMove {
-            seat: Seat(seat),
-            mv,
-            request_id
-        })),
+        (any::<u8>(), value(), prop::option::of(text()), prop::option::of((bot_level(), text()))).prop_map(
+            |(seat, mv, request_id, bot)| {
+                OldBody::Move(OldMove { seat: Seat(seat), mv, request_id, bot: bot.map(|(level, version)| BotMark { level, version }) })
+            }
+        ),
+        (any::<u8>(), prop::option::of(bot_seat())).prop_map(|(seat, bot)| OldBody::SeatBot(OldSeatBot { seat: Seat(seat), bot })),
     ]
+}
+
+fn bot_level() -> impl Strategy<Value = crate::bot::BotLevel> {
+    prop::sample::select(vec![crate::bot::BotLevel::Random, crate::bot::BotLevel::Greedy, crate::bot::BotLevel::Strong])
+}
+
+fn bot_seat() -> impl Strategy<Value = BotSeat> {
+    (bot_level(), any::<u32>()).prop_map(|(level, think_ms)| BotSeat { level, think_ms })
 }
 
 fn record() -> impl Strategy<Value = (u64, String, OldBody, Vec<Value>, [u8; 32])> {
@@ -291,6 +320,7 @@ fn real_games_seal_as_before() {
             ruleset: kind.ruleset.into(),
             options: new.options.clone(),
             seats: (0..players).map(|i| format!("Seat «{i}»")).collect(),
+            bots: vec![None; players],
             seed_commitment: sha256_hex(&seed.0),
         });
         let public = |game: &crate::kinds::AnyGame, effects: &[crate::kinds::AnyEffect]| -> Vec<crate::kinds::AnyEffect> {
@@ -307,7 +337,7 @@ fn real_games_seal_as_before() {
             // The new implementation writes the engine's move from its type.
             let request_id = (seq % 3 == 0).then(|| format!("req-{seq}"));
             let new_body = RecordBody::Move(MoveRecord::new(seat, mv, request_id.clone()).unwrap());
-            let body = OldBody::Move(OldMove { seat, mv: mv.to_json(), request_id });
+            let body = OldBody::Move(OldMove { seat, mv: mv.to_json(), request_id, bot: None });
             assert_eq!(new_body, body.new_body(), "the typed move writes the bytes its JSON tree writes");
             let record = seal_both(seq, "2026-11-22T00:00:01.000Z", &body, &public(&game, &effects), &prev);
             prev = record.hash_bytes().unwrap();
@@ -322,6 +352,7 @@ fn created() -> Record {
         ruleset: "cardinal/1".into(),
         options: json!({"first_seat": 1, "hash": "0".repeat(64), "board": {"hash": [1, 2]}}),
         seats: vec!["Ann".into(), "Bob".into()],
+        bots: vec![None, None],
         seed_commitment: "00".repeat(32),
     });
     Record::seal(0, "2026-11-22T00:00:00.000Z".into(), body, &[json!({"hash": "x"})], &GENESIS).unwrap()
@@ -410,7 +441,7 @@ fn non_canonical_records_are_refused() {
 #[test]
 fn unknown_format_is_refused() {
     let text = String::from_utf8(created().to_bytes()).unwrap();
-    let edited = text.replace(r#""format":1,"#, r#""format":99,"#);
+    let edited = text.replace(r#""format":2,"#, r#""format":99,"#);
     assert!(Record::from_bytes(edited.as_bytes()).unwrap_err().contains("format"));
 }
 

@@ -120,11 +120,12 @@ impl GameService {
             let known: Vec<&str> = kinds::KINDS.iter().map(|k| k.id).collect();
             ServiceError::invalid("kind", format!("unknown game kind `{}`; this server hosts: {}", request.kind, known.join(", ")))
         })?;
-        check_players(kind, &request.players)?;
+        let names: Vec<String> = request.players.iter().map(|player| player.name.clone()).collect();
+        check_players(kind, &names)?;
+        let bots: Vec<Option<BotSeat>> = request.players.iter().map(|player| player.bot.map(|bot| bot.seat(self.think_ms()))).collect();
         let options = self.fill_defaults(kind, request.options)?;
-        let (secrets, tokens) =
-            secrets::generate(request.players.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
-        let new = kind.create(request.players.len(), &options, &secrets.seed).map_err(|err| match err {
+        let (secrets, tokens) = secrets::generate(names.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let new = kind.create(names.len(), &options, &secrets.seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
             CreateError::Setup(setup @ ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", setup.to_string()),
             CreateError::Setup(ludo_engine::SetupError::InvalidOption { field, reason }) => {
@@ -140,7 +141,8 @@ impl GameService {
             kind: kind.id.into(),
             ruleset: kind.ruleset.into(),
             options: new.options,
-            seats: request.players.clone(),
+            seats: names.clone(),
+            bots: bots.clone(),
             seed_commitment: secrets.seed_commitment(),
         };
         let public: Vec<AnyEffect> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator)).collect();
@@ -150,27 +152,24 @@ impl GameService {
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
         let status = new.game.status();
         let meta = self.meta(id.clone(), stream, kind, &created, at.clone(), secrets);
-        let summary = StoredSummary::of(&meta, 0, &status, &at);
+        let summary = StoredSummary::of(&meta, (0, &status), &bots, &at);
         self.store
             .append(AppendRequest::create(stream, vec![record.to_bytes()], Some(meta.secrets.to_bytes())).with_summary(summary.to_bytes()))
             .await?;
         let slot = Arc::new(Slot {
             meta,
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new(), evicted: false })),
-            current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game })),
+            current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game, bots: bots.into() })),
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
             heard: AtomicU64::new(0),
         });
-        self.cache(stream, slot);
+        let slot = self.cache(stream, slot);
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
-        tracing::info!(game = %id, kind = kind.id, players = request.players.len(), "game created");
-        let seats = tokens
-            .into_iter()
-            .zip(request.players)
-            .enumerate()
-            .map(|(i, (token, name))| SeatToken { seat: Seat(i as u8), name, token })
-            .collect();
+        tracing::info!(game = %id, kind = kind.id, players = names.len(), "game created");
+        self.wake_bots(stream, &slot.current());
+        let seats =
+            tokens.into_iter().zip(names).enumerate().map(|(i, (token, name))| SeatToken { seat: Seat(i as u8), name, token }).collect();
         Ok(CreatedGame { id, kind: kind.id.into(), version: 0, seats, seed_commitment: created.seed_commitment, status })
     }
 }

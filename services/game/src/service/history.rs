@@ -12,9 +12,10 @@
 
 use ludo_engine::Seat;
 
+use crate::bot::BotSeat;
 use crate::kinds::{AnyEffect, AnyGame, AnyMove};
 use crate::record::Record;
-use crate::replay::{ReplayError, Replayer};
+use crate::replay::{Applied, ReplayError, Replayer};
 
 /// Records between two kept states of the game.
 pub(super) const SNAPSHOT_EVERY: u64 = 32;
@@ -22,7 +23,7 @@ pub(super) const SNAPSHOT_EVERY: u64 = 32;
 /// One record as the history keeps it.
 #[derive(Debug)]
 struct Entry {
-    /// Who moved and what (none for record 0).
+    /// Who moved and what (none for record 0 and `seat_bot` records).
     mv: Option<(Seat, AnyMove)>,
     /// What happened, unredacted.
     effects: Vec<AnyEffect>,
@@ -34,6 +35,10 @@ pub(super) struct History {
     entries: Vec<Entry>,
     /// The game after records 0, `SNAPSHOT_EVERY`, 2 × `SNAPSHOT_EVERY` …
     snapshots: Vec<AnyGame>,
+    /// Per seat, the bot that played it after record 0.
+    first_bots: Vec<Option<BotSeat>>,
+    /// Each `seat_bot` record: its seq, its seat, and who played the seat after it.
+    handovers: Vec<(u64, Seat, Option<BotSeat>)>,
 }
 
 impl History {
@@ -44,17 +49,18 @@ impl History {
     pub(super) fn build(records: &[Record], seed: &ludo_engine::Seed) -> Result<History, ReplayError> {
         let first = records.first().ok_or_else(|| ReplayError { seq: 0, reason: "the log is empty".into() })?;
         let (mut replayer, effects) = Replayer::start(first, seed)?;
-        let mut history = History::new(&replayer.game, effects);
+        let mut history = History::new(&replayer.game, effects, replayer.bots.clone());
         for record in &records[1..] {
-            let (mv, effects) = replayer.step(record)?;
-            history.push(mv.0, mv.1, effects, &replayer.game);
+            let (applied, effects) = replayer.step(record)?;
+            history.push(applied, effects, &replayer.game);
         }
         Ok(history)
     }
 
-    /// The history of a game just set up, with its set-up's effects.
-    pub(super) fn new(game: &AnyGame, effects: Vec<AnyEffect>) -> History {
-        History { entries: vec![Entry { mv: None, effects }], snapshots: vec![game.clone()] }
+    /// The history of a game just set up, with its set-up's effects and
+    /// its seats' bots.
+    pub(super) fn new(game: &AnyGame, effects: Vec<AnyEffect>, bots: Vec<Option<BotSeat>>) -> History {
+        History { entries: vec![Entry { mv: None, effects }], snapshots: vec![game.clone()], first_bots: bots, handovers: Vec::new() }
     }
 
     /// Records kept (the game's version + 1).
@@ -62,10 +68,17 @@ impl History {
         self.entries.len() as u64
     }
 
-    /// Keeps the next record: `seat` played `mv`, which did `effects` and
-    /// left the game as `after`.
-    pub(super) fn push(&mut self, seat: Seat, mv: AnyMove, effects: Vec<AnyEffect>, after: &AnyGame) {
-        self.entries.push(Entry { mv: Some((seat, mv)), effects });
+    /// Keeps the next record, which did `applied` and `effects` and left
+    /// the game as `after`.
+    pub(super) fn push(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame) {
+        let mv = match applied {
+            Applied::Move { seat, mv } => Some((seat, mv)),
+            Applied::SeatBot { seat, bot } => {
+                self.handovers.push((self.len(), seat, bot));
+                None
+            }
+        };
+        self.entries.push(Entry { mv, effects });
         if (self.len() - 1).is_multiple_of(SNAPSHOT_EVERY) {
             self.snapshots.push(after.clone());
         }
@@ -81,6 +94,17 @@ impl History {
         usize::try_from(seq).ok().and_then(|i| self.entries.get(i)).and_then(|entry| entry.mv.as_ref())
     }
 
+    /// Per seat, the bot that played it after record `at`.
+    pub(super) fn bots_at(&self, at: u64) -> Vec<Option<BotSeat>> {
+        let mut bots = self.first_bots.clone();
+        for &(_, seat, bot) in self.handovers.iter().take_while(|(seq, ..)| *seq <= at) {
+            if let Some(held) = bots.get_mut(usize::from(seat.0)) {
+                *held = bot;
+            }
+        }
+        bots
+    }
+
     /// The game after record `at`: the snapshot before it and the moves
     /// since, applied again.
     ///
@@ -93,9 +117,11 @@ impl History {
         }
         let base = at - at % SNAPSHOT_EVERY;
         let mut game = self.snapshots[(base / SNAPSHOT_EVERY) as usize].clone();
+        // Records without a move (who plays a seat) change nothing in the game.
         for seq in base + 1..=at {
-            let (seat, mv) = self.move_of(seq).ok_or_else(|| format!("record {seq} has no move"))?;
-            game.apply(*seat, mv).map_err(|err| format!("record {seq} no longer applies: {err:?}"))?;
+            if let Some((seat, mv)) = self.move_of(seq) {
+                game.apply(*seat, mv).map_err(|err| format!("record {seq} no longer applies: {err:?}"))?;
+            }
         }
         Ok(game)
     }
@@ -117,7 +143,7 @@ mod tests {
         for kind in KINDS {
             let new = kind.create(kind.min_players, &kind.default_options(), &Seed([3; 32])).expect("default set-up");
             let mut game = new.game;
-            let mut history = History::new(&game, new.effects.clone());
+            let mut history = History::new(&game, new.effects.clone(), vec![None; kind.min_players]);
             let mut states = vec![game.clone()];
             let mut effects = vec![new.effects];
             for i in 0..(3 * SNAPSHOT_EVERY + 5) as usize {
@@ -125,7 +151,7 @@ mod tests {
                 let legal = game.legal_moves(seat);
                 let mv = legal[(i * 7 + 3) % legal.len()].clone();
                 let did = game.apply(seat, &mv).expect("a legal move applies");
-                history.push(seat, mv, did.clone(), &game);
+                history.push(Applied::Move { seat, mv }, did.clone(), &game);
                 states.push(game.clone());
                 effects.push(did);
             }

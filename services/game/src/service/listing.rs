@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{GameMeta, GameService, MAX_PAGE, game_id, parse_id};
 use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
+use crate::bot::BotSeat;
 use crate::error::ServiceError;
 use crate::kinds;
 
@@ -36,12 +37,26 @@ pub(super) struct StoredSummary {
     status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finished_at: Option<String>,
+    /// Per seat, the server bot that plays it (absent: none does).
+    #[serde(default, skip_serializing_if = "no_bots")]
+    bots: Vec<Option<BotSeat>>,
+}
+
+fn no_bots(bots: &[Option<BotSeat>]) -> bool {
+    bots.iter().all(Option::is_none)
 }
 
 impl StoredSummary {
-    /// The summary of a game of `kind` for `seats`, created at `created_at`,
-    /// at `version` with `status`, its last record made at `last_at`.
-    pub(super) fn new(kind: String, seats: Vec<String>, created_at: String, version: u64, status: &Status, last_at: &str) -> Self {
+    /// The summary of a game of `kind` for `seats` (played by `bots`),
+    /// created at `created_at`, at `version` with `status`, its last record
+    /// made at `last_at`.
+    pub(super) fn new(
+        kind: String,
+        (seats, bots): (Vec<String>, &[Option<BotSeat>]),
+        created_at: String,
+        (version, status): (u64, &Status),
+        last_at: &str,
+    ) -> Self {
         StoredSummary {
             format: SUMMARY_FORMAT,
             kind,
@@ -50,12 +65,19 @@ impl StoredSummary {
             version,
             status: status.clone(),
             finished_at: status.is_finished().then(|| last_at.to_string()),
+            bots: if no_bots(bots) { Vec::new() } else { bots.to_vec() },
         }
     }
 
-    /// The summary of a live game at `version` with `status`, its last record made at `last_at`.
-    pub(super) fn of(meta: &GameMeta, version: u64, status: &Status, last_at: &str) -> Self {
-        StoredSummary::new(meta.kind.id.into(), meta.seats.clone(), meta.created_at.clone(), version, status, last_at)
+    /// The summary of a live game at `version` with `status` and its seats
+    /// played by `bots`, its last record made at `last_at`.
+    pub(super) fn of(meta: &GameMeta, (version, status): (u64, &Status), bots: &[Option<BotSeat>], last_at: &str) -> Self {
+        StoredSummary::new(meta.kind.id.into(), (meta.seats.clone(), bots), meta.created_at.clone(), (version, status), last_at)
+    }
+
+    /// Whether a seat a server bot plays is to move.
+    pub(super) fn bot_to_move(&self) -> bool {
+        self.status.to_move().iter().any(|seat| self.bots.get(usize::from(seat.0)).is_some_and(Option::is_some))
     }
 
     pub(super) fn to_bytes(&self) -> Vec<u8> {
@@ -63,7 +85,7 @@ impl StoredSummary {
     }
 
     /// Reads a summary this version understands, for a game `next_seq` records long.
-    fn from_bytes(bytes: &[u8], next_seq: u64) -> Option<Self> {
+    pub(super) fn from_bytes(bytes: &[u8], next_seq: u64) -> Option<Self> {
         let summary: StoredSummary = serde_json::from_slice(bytes).ok()?;
         (summary.format == SUMMARY_FORMAT && summary.version + 1 == next_seq).then_some(summary)
     }
@@ -72,7 +94,12 @@ impl StoredSummary {
         GameSummary {
             id,
             kind: self.kind,
-            seats: self.seats.into_iter().enumerate().map(|(i, name)| SeatInfo { seat: ludo_engine::Seat(i as u8), name }).collect(),
+            seats: self
+                .seats
+                .into_iter()
+                .enumerate()
+                .map(|(i, name)| SeatInfo { seat: ludo_engine::Seat(i as u8), name, bot: self.bots.get(i).copied().flatten() })
+                .collect(),
             version: self.version,
             status: self.status,
             created_at: self.created_at,
@@ -156,7 +183,7 @@ impl GameService {
         let current = slot.current();
         let last = self.records(&slot, current.version, Some(current.version + 1)).await?;
         let last_at = last.first().map_or_else(|| slot.meta.created_at.clone(), |record| record.at.clone());
-        let summary = StoredSummary::of(&slot.meta, current.version, &current.status, &last_at);
+        let summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.bots, &last_at);
         // Refused when the game moved meanwhile: that move wrote its own.
         let written = self.store.append(AppendRequest::describe(stream, current.version + 1, summary.to_bytes())).await;
         if let Err(err) = written {

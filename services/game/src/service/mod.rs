@@ -7,6 +7,7 @@
 //! `cache` (live games, loading, eviction) and `ids`. This file holds the
 //! service, the live game's parts, and the helpers they share.
 
+mod bots;
 mod cache;
 mod create;
 mod history;
@@ -18,6 +19,7 @@ mod tickets;
 mod transfer;
 mod watch;
 
+pub use bots::{BotSettings, DEFAULT_THINK_MS};
 pub use tickets::TICKET_LIFETIME;
 
 pub use listing::MAX_LIST_SCAN;
@@ -37,13 +39,14 @@ use crate::api::{
     CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, KindInfo, LegalMoves, MoveAccepted, MoveInput, SeatInfo, SeatToken,
     Step, StepPage, Submission,
 };
+use crate::bot::{BotMark, BotSeat};
 use crate::error::ServiceError;
 use crate::export;
-use crate::kinds::{self, AnyEffect, AnyGame, ApplyError, CreateError, Kind};
+use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, ApplyError, CreateError, Kind};
 use crate::metrics::{KindLabel, Metrics};
 use crate::quota::{Limiter, Rate};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
-use crate::replay::{ReplayError, Replayed, replay};
+use crate::replay::{Applied, ReplayError, Replayed, replay};
 use crate::secrets::{self, Secrets};
 pub use ids::GameId;
 use ids::{IdGenerator, game_id, parse_id};
@@ -97,6 +100,8 @@ struct Current {
     version: u64,
     status: Status,
     game: AnyGame,
+    /// Per seat, the server bot that plays it.
+    bots: Arc<[Option<BotSeat>]>,
 }
 
 /// What only the game's single writer touches.
@@ -156,8 +161,14 @@ impl Slot {
         }
     }
 
-    fn seats(&self) -> Vec<SeatInfo> {
-        self.meta.seats.iter().enumerate().map(|(i, name)| SeatInfo { seat: Seat(i as u8), name: name.clone() }).collect()
+    /// The seats, with the bots that play them (`bots`, by seat).
+    fn seats(&self, bots: &[Option<BotSeat>]) -> Vec<SeatInfo> {
+        self.meta
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, name)| SeatInfo { seat: Seat(i as u8), name: name.clone(), bot: bots.get(i).copied().flatten() })
+            .collect()
     }
 }
 
@@ -205,6 +216,8 @@ pub struct GameService {
     list_scan: usize,
     /// Signs and checks stream tickets.
     tickets: tickets::TicketKey,
+    /// Plays the bot seats.
+    bots: bots::Bots,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -316,6 +329,7 @@ impl GameService {
             seat_moves: None,
             list_scan: MAX_LIST_SCAN,
             tickets: tickets::TicketKey::random(),
+            bots: bots::Bots::new(BotSettings::default()),
         };
         service.share_default_options();
         service
@@ -427,6 +441,8 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
             seat: None,
             mv: None,
             request_id: None,
+            bot: None,
+            handover: None,
             game: Some(created),
             effects,
             hash: record.hash,
@@ -442,6 +458,21 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
                 reason: format!("the recorded move does not parse: {err}"),
             })?),
             request_id: stored.request_id,
+            bot: stored.bot,
+            handover: None,
+            game: None,
+            effects,
+            hash: record.hash,
+        },
+        RecordBody::SeatBot(handed) => Event {
+            seq: record.seq,
+            kind: "seat_bot".into(),
+            at: record.at,
+            seat: Some(handed.seat),
+            mv: None,
+            request_id: None,
+            bot: None,
+            handover: Some(crate::api::Handover { bot: handed.bot }),
             game: None,
             effects,
             hash: record.hash,

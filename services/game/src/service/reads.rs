@@ -12,10 +12,20 @@ impl GameService {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         let current = slot.current();
-        Ok(self.state_of(&slot, viewer, current.version, current.version, &current.status, &current.game))
+        Ok(self.state_of(&slot, viewer, (current.version, current.version), &current.status, &current.game, &current.bots))
     }
 
-    pub(super) fn state_of(&self, slot: &Slot, viewer: Viewer, version: u64, latest: u64, status: &Status, game: &AnyGame) -> GameState {
+    /// The game at `version` (of `latest`) as `viewer` sees it, with its
+    /// seats played by `bots`.
+    pub(super) fn state_of(
+        &self,
+        slot: &Slot,
+        viewer: Viewer,
+        (version, latest): (u64, u64),
+        status: &Status,
+        game: &AnyGame,
+        bots: &[Option<BotSeat>],
+    ) -> GameState {
         let latest_status = if version == latest { status.clone() } else { slot.current().status.clone() };
         let seen_as = effective(viewer, &latest_status);
         GameState {
@@ -25,7 +35,7 @@ impl GameService {
             version,
             latest_version: latest,
             status: status.clone(),
-            seats: slot.seats(),
+            seats: slot.seats(bots),
             viewer_seat: seat_of(viewer),
             created_at: slot.meta.created_at.clone(),
             options: Arc::clone(&slot.meta.options),
@@ -167,18 +177,24 @@ impl GameService {
             return Err(ServiceError::invalid("at", format!("the game is at version {}", current.version)));
         }
         if at == current.version {
-            return Ok(self.state_of(&slot, viewer, at, at, &current.status, &current.game));
+            return Ok(self.state_of(&slot, viewer, (at, at), &current.status, &current.game, &current.bots));
         }
-        let game = self.game_at(&slot, at).await?;
-        Ok(self.state_of(&slot, viewer, at, current.version, &game.status(), &game))
+        let (game, bots) = self.game_and_bots_at(&slot, at).await?;
+        Ok(self.state_of(&slot, viewer, (at, current.version), &game.status(), &game, &bots))
     }
 
     /// The game after record `at`, from its history.
     pub(super) async fn game_at(&self, slot: &Slot, at: u64) -> Result<AnyGame, ServiceError> {
+        self.game_and_bots_at(slot, at).await.map(|(game, _)| game)
+    }
+
+    /// The game after record `at`, and the bots that played its seats then.
+    pub(super) async fn game_and_bots_at(&self, slot: &Slot, at: u64) -> Result<(AnyGame, Vec<Option<BotSeat>>), ServiceError> {
         self.ensure_history(slot).await?;
         let history = slot.history.read().expect("history lock");
         let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
-        history.game_at(at).map_err(|reason| ServiceError::CorruptLog { game: slot.meta.id.clone(), seq: at, reason })
+        let game = history.game_at(at).map_err(|reason| ServiceError::CorruptLog { game: slot.meta.id.clone(), seq: at, reason })?;
+        Ok((game, history.bots_at(at)))
     }
 
     /// Builds the game's history if it has none yet: one replay of the log,

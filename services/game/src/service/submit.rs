@@ -12,13 +12,13 @@ impl GameService {
     /// Nothing is appended unless the answer is `Ok`.
     pub async fn submit(&self, id: &GameId, token: Option<&str>, request: impl Into<Submission>) -> Result<MoveAccepted, ServiceError> {
         let started = std::time::Instant::now();
-        let answer = self.submit_move(id, token, request.into()).await;
+        let answer = self.submit_move(id, Mover::Token(token), request.into()).await;
         let outcome = answer.as_ref().map_or_else(ServiceError::code, |_| "accepted");
         self.metrics.observe_move(outcome, started.elapsed());
         answer
     }
 
-    pub(super) async fn submit_move(&self, id: &GameId, token: Option<&str>, request: Submission) -> Result<MoveAccepted, ServiceError> {
+    pub(super) async fn submit_move(&self, id: &GameId, token: Mover<'_>, request: Submission) -> Result<MoveAccepted, ServiceError> {
         if let Some(request_id) = &request.request_id {
             check_request_id(request_id)?;
         }
@@ -58,7 +58,7 @@ impl GameService {
 
     /// One try of [`Self::submit_move`], on the game as cached (`MayBeBehind`)
     /// or as the store has it (`IsLatest`: caught up first on a shared store).
-    async fn submit_on(&self, id: &GameId, token: Option<&str>, request: Submission, cached: Cached) -> Result<MoveAccepted, ServiceError> {
+    async fn submit_on(&self, id: &GameId, mover: Mover<'_>, request: Submission, cached: Cached) -> Result<MoveAccepted, ServiceError> {
         // The game the cache holds, locked for writing. If the cache forgot
         // it between the lookup and the lock (a tiny window, but a reader
         // could reload it in between and never see this move), the log is
@@ -68,8 +68,12 @@ impl GameService {
                 Cached::IsLatest => self.slot(id).await?,
                 Cached::MayBeBehind => self.cached_slot(id.stream()).await?,
             };
-            let seat = slot.seat(token)?;
-            if let Some(limiter) = &self.seat_moves {
+            let seat = match mover {
+                Mover::Token(token) => slot.seat(token)?,
+                Mover::Bot(seat, _) => seat,
+            };
+            // People are limited; the server's own bots are bounded by its workers.
+            if let (Some(limiter), Mover::Token(_)) = (&self.seat_moves, mover) {
                 limiter
                     .check(&(slot.meta.stream, seat))
                     .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after })?;
@@ -91,6 +95,15 @@ impl GameService {
         {
             return Err(ServiceError::VersionConflict { expected, current: current.version });
         }
+        // A bot moves only for a seat it still plays.
+        if let Mover::Bot(seat, bot) = mover
+            && current.bots.get(usize::from(seat.0)).copied().flatten() != Some(bot)
+        {
+            return Err(ServiceError::VersionConflict {
+                expected: request.expected_version.unwrap_or(current.version),
+                current: current.version,
+            });
+        }
         let mv = match request.mv {
             MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,
             MoveInput::Typed(mv) => mv,
@@ -99,15 +112,17 @@ impl GameService {
         let effects = game.apply(seat, &mv).map_err(refused)?;
         let seq = current.version + 1;
         let public: Vec<AnyEffect> = effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
-        let body = RecordBody::Move(
-            MoveRecord::new(seat, &mv, request.request_id.clone())
-                .map_err(|e| ServiceError::Internal(format!("the move does not serialize: {e}")))?,
-        );
+        let record = MoveRecord::new(seat, &mv, request.request_id.clone())
+            .map_err(|e| ServiceError::Internal(format!("the move does not serialize: {e}")))?;
+        let body = RecordBody::Move(match mover {
+            Mover::Token(_) => record,
+            Mover::Bot(_, bot) => record.by_bot(BotMark::of(bot.level)),
+        });
         let at = timestamp(self.clock.now());
         let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
             .map_err(|e| ServiceError::Internal(format!("the move's record does not serialize: {e}")))?;
         let status = game.status();
-        let summary = StoredSummary::of(&slot.meta, seq, &status, &at);
+        let summary = StoredSummary::of(&slot.meta, (seq, &status), &current.bots, &at);
         // Watchers hear of the record once reads return it (when this drops).
         let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
         let appended =
@@ -135,10 +150,12 @@ impl GameService {
         }
         let answer = answer(slot.meta.kind, seq, &status, &game, seat, &effects);
         if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-            history.push(seat, mv, effects, &game);
+            history.push(Applied::Move { seat, mv }, effects, &game);
         }
-        *slot.current.write().expect("current lock") = Arc::new(Current { version: seq, status, game });
+        let now = Arc::new(Current { version: seq, status, game, bots: Arc::clone(&current.bots) });
+        *slot.current.write().expect("current lock") = Arc::clone(&now);
         drop(writer);
+        self.wake_bots(slot.meta.stream, &now);
         Ok(answer)
     }
 
@@ -164,6 +181,15 @@ impl GameService {
         }
         Ok(answer(slot.meta.kind, seq, &game.status(), &game, seat, &effects))
     }
+}
+
+/// Who a submission comes from.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Mover<'a> {
+    /// Whoever holds this seat token (none: refused).
+    Token(Option<&'a str>),
+    /// The server's bot `bot`, playing `seat`.
+    Bot(Seat, BotSeat),
 }
 
 /// Whether a submission may use the cached game as it is.

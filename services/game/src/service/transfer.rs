@@ -4,14 +4,18 @@ use super::*;
 
 /// The summary of an imported game, from its first and last records (as
 /// `export::check` parsed and verified them).
-pub(super) fn imported_summary(records: &[Record], version: u64, status: &Status) -> Result<StoredSummary, ServiceError> {
+pub(super) fn imported_summary(
+    records: &[Record],
+    (version, status): (u64, &Status),
+    bots: &[Option<BotSeat>],
+) -> Result<StoredSummary, ServiceError> {
     let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Err(ServiceError::Internal("a verified export without records".into()));
     };
     let RecordBody::GameCreated(created) = &first.body else {
         return Err(ServiceError::Internal("a verified export whose record 0 is not game_created".into()));
     };
-    Ok(StoredSummary::new(created.kind.clone(), created.seats.clone(), first.at.clone(), version, status, &last.at))
+    Ok(StoredSummary::new(created.kind.clone(), (created.seats.clone(), bots), first.at.clone(), (version, status), &last.at))
 }
 
 impl GameService {
@@ -93,7 +97,7 @@ impl GameService {
         let secrets = Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new() };
         let version = verified.raw.len() as u64 - 1;
         let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![] });
-        let summary = imported_summary(&verified.records, version, &status)?;
+        let summary = imported_summary(&verified.records, (version, &status), &crate::replay::bots_after(&verified.records))?;
         let appended =
             self.store.append(AppendRequest::create(stream, verified.raw, Some(secrets.to_bytes())).with_summary(summary.to_bytes())).await;
         match appended {

@@ -21,6 +21,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::{GameId, GameService, Slot, corrupt, effective, event, parse_records};
 use crate::api::{GameUpdate, StreamEnd};
+use crate::bot::BotSeat;
 use crate::error::ServiceError;
 use crate::kinds::{AnyEffect, AnyGame};
 use crate::record::{Record, RecordBody};
@@ -254,7 +255,7 @@ impl GameService {
         }
         // A stream from the middle starts from the game's history, not from
         // a replay of its log from record 0.
-        let start = if from > 0 { Some(self.game_at(&slot, from - 1).await?) } else { None };
+        let start = if from > 0 { Some(self.game_and_bots_at(&slot, from - 1).await?) } else { None };
         // Subscribe before reading the backlog, so no append falls between.
         let bell = self.doorbells.subscribe(&self.store, slot.meta.stream);
         let (send, receive) = mpsc::channel(WATCH_BUFFER);
@@ -299,7 +300,7 @@ async fn follow(
     slot: &Slot,
     viewer: Viewer,
     from: u64,
-    start: Option<AnyGame>,
+    start: Option<(AnyGame, Vec<Option<BotSeat>>)>,
     mut bell: Bell,
     send: &mpsc::Sender<Result<Watched, ServiceError>>,
     wakeups: &prometheus_client::metrics::counter::Counter,
@@ -328,7 +329,7 @@ async fn follow(
             }
             (replayer, pending)
         }
-        Some(game) => {
+        Some((game, bots)) => {
             let first = parse_records(id, read(0, Some(1)).await?)?.into_iter().next().ok_or_else(empty)?;
             let RecordBody::GameCreated(created) = first.body else {
                 return Err(ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "record 0 is not game_created".into() });
@@ -337,7 +338,7 @@ async fn follow(
             let mut pending = parse_records(id, read(from - 1, None).await?)?.into_iter();
             let before = pending.next().ok_or_else(empty)?;
             let last_hash = before.hash_bytes().map_err(|reason| ServiceError::CorruptLog { game: id.into(), seq: before.seq, reason })?;
-            (Replayer::resume(slot.meta.kind, created, game, from - 1, last_hash), pending)
+            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), bots), pending)
         }
     };
     loop {

@@ -7,7 +7,8 @@ pub mod status;
 
 use std::sync::Arc;
 
-use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, MoveInput, Submission};
+use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, MoveInput, Player, SetAutopilot, Submission};
+use ludo_game::bot::{BotLevel, BotRequest, BotSeat};
 use ludo_game::export::{SeedCheck, VerifyReport};
 use ludo_game::kinds::AnyMove;
 use ludo_game::{GameService, Watch, Watched};
@@ -126,12 +127,20 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
             game_id: created.game_id,
             kind: created.kind,
             ruleset: created.ruleset,
+            bots: created.bots.iter().enumerate().filter_map(|(seat, bot)| bot.map(|bot| (seat as u32, bot_seat_out(bot)))).collect(),
             seats: created.seats,
             seed_commitment: created.seed_commitment,
         }),
-        (None, Some(seat), Some(mv)) => {
-            pb::event::Record::Move(pb::MoveRecord { seat: u32::from(seat.0), r#move: Some(mv.to_proto()), request_id: event.request_id })
-        }
+        (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
+            seat: u32::from(seat.0),
+            r#move: Some(mv.to_proto()),
+            request_id: event.request_id,
+            bot: event.bot.map(|mark| pb::BotMark { level: bot_level_out(mark.level), version: mark.version }),
+        }),
+        (None, Some(seat), None) if event.handover.is_some() => pb::event::Record::SeatBot(pb::SeatBotRecord {
+            seat: u32::from(seat.0),
+            bot: event.handover.and_then(|handover| handover.bot).map(bot_seat_out),
+        }),
         _ => return Err(Status::internal("an event is neither game_created nor a move")),
     };
     Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(&event.effects), hash: event.hash })
@@ -166,7 +175,56 @@ fn game_id(id: &str) -> Result<ludo_game::GameId, Status> {
 }
 
 fn seats(seats: &[ludo_game::api::SeatInfo]) -> Vec<pb::SeatInfo> {
-    seats.iter().map(|s| pb::SeatInfo { seat: u32::from(s.seat.0), name: s.name.clone() }).collect()
+    seats.iter().map(|s| pb::SeatInfo { seat: u32::from(s.seat.0), name: s.name.clone(), bot: s.bot.map(bot_seat_out) }).collect()
+}
+
+fn bot_level_out(level: BotLevel) -> i32 {
+    match level {
+        BotLevel::Random => pb::BotLevel::Random,
+        BotLevel::Greedy => pb::BotLevel::Greedy,
+        BotLevel::Strong => pb::BotLevel::Strong,
+    }
+    .into()
+}
+
+fn bot_seat_out(bot: BotSeat) -> pb::BotSeat {
+    pb::BotSeat { level: bot_level_out(bot.level), think_ms: bot.think_ms }
+}
+
+/// A requested bot: `field` names it in a refusal.
+fn bot_in(field: &str, bot: pb::BotRequest) -> Result<BotRequest, Status> {
+    let level = match pb::BotLevel::try_from(bot.level) {
+        Ok(pb::BotLevel::Random) => BotLevel::Random,
+        Ok(pb::BotLevel::Greedy) => BotLevel::Greedy,
+        Ok(pb::BotLevel::Strong) => BotLevel::Strong,
+        Ok(pb::BotLevel::Unspecified) | Err(_) => {
+            return Err(invalid(&format!("{field}.level"), "unknown bot level: expected random, greedy or strong"));
+        }
+    };
+    if let Some(ms) = bot.think_ms
+        && ms > ludo_game::bot::MAX_THINK_MS
+    {
+        return Err(invalid(&format!("{field}.think_ms"), &format!("from 0 to {} milliseconds", ludo_game::bot::MAX_THINK_MS)));
+    }
+    Ok(BotRequest { level, think_ms: bot.think_ms })
+}
+
+/// The seats of a new game: the players' names, with the bots the request names by seat.
+fn players_in(names: Vec<String>, mut bots: std::collections::HashMap<u32, pb::BotRequest>) -> Result<Vec<Player>, Status> {
+    if let Some(seat) = bots.keys().find(|&&seat| seat as usize >= names.len()) {
+        return Err(invalid(
+            &format!("bots[{seat}]"),
+            &format!("there are {} players: seats 0 to {}", names.len(), names.len().saturating_sub(1)),
+        ));
+    }
+    names
+        .into_iter()
+        .enumerate()
+        .map(|(seat, name)| match bots.remove(&(seat as u32)) {
+            Some(bot) => Ok(Player::bot(name, bot_in(&format!("bots[{seat}]"), bot)?)),
+            None => Ok(Player::named(name)),
+        })
+        .collect()
 }
 
 fn limit(value: u32, default: usize) -> usize {
@@ -200,8 +258,8 @@ impl Ludo for Api {
             return Err(from_service(ludo_game::ServiceError::invalid("kind", format!("unknown game kind `{}`", request.kind))));
         }
         let options = options_in(&request.kind, request.options)?;
-        let created =
-            self.service.create(CreateGame { kind: request.kind, players: request.players, options }).await.map_err(from_service)?;
+        let players = players_in(request.players, request.bots)?;
+        let created = self.service.create(CreateGame { kind: request.kind, players, options }).await.map_err(from_service)?;
         Ok(Response::new(pb::CreateGameResponse {
             status: Some(status_out(&created.status)),
             seats: created.seats.into_iter().map(|s| pb::SeatToken { seat: u32::from(s.seat.0), name: s.name, token: s.token }).collect(),
@@ -276,6 +334,14 @@ impl Ludo for Api {
             effects: effects_out(&accepted.effects),
             view: Some(accepted.view.to_proto()),
         }))
+    }
+
+    async fn set_autopilot(&self, request: Request<pb::SetAutopilotRequest>) -> Result<Response<pb::Autopilot>, Status> {
+        let token = token(&request)?;
+        let request = request.into_inner();
+        let bot = request.bot.map(|bot| bot_in("bot", bot)).transpose()?;
+        let set = self.service.set_autopilot(&game_id(&request.id)?, token.as_deref(), SetAutopilot { bot }).await.map_err(from_service)?;
+        Ok(Response::new(pb::Autopilot { version: set.version, seat: u32::from(set.seat.0), bot: set.bot.map(bot_seat_out) }))
     }
 
     async fn list_events(&self, request: Request<pb::ListEventsRequest>) -> Result<Response<pb::EventPage>, Status> {

@@ -11,8 +11,8 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
-    CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter, MoveAccepted,
-    StepPage, StreamEnd, StreamTicket, SubmitMove,
+    Autopilot, CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter,
+    MoveAccepted, SetAutopilot, StepPage, StreamEnd, StreamTicket, SubmitMove,
 };
 use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
@@ -44,6 +44,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(get_game))
         .routes(routes!(legal_moves))
         .routes(routes!(submit_move))
+        .routes(routes!(hand_to_bot, take_back_from_bot))
         .routes(routes!(list_events))
         .routes(routes!(replay))
         .routes(routes!(list_steps))
@@ -187,6 +188,50 @@ async fn submit_move(
     Body(request): Body<SubmitMove>,
 ) -> Result<Json<MoveAccepted>> {
     Ok(Json(app.service.submit(&id, caller.token(), request).await?))
+}
+
+/// Hand the caller's seat to a server bot (autopilot): from now on the
+/// server plays the seat's turns, each after the bot's think delay. The
+/// hand-over is a `seat_bot` record in the log; handing the seat to the
+/// bot that already plays it appends nothing. The seat's token still
+/// moves for it meanwhile, and takes it back with `DELETE`.
+#[utoipa::path(
+    put, path = "/v1/games/{id}/autopilot", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    request_body = SetAutopilot,
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, description = "Who plays the seat now; `version` is the game's after the change", body = Autopilot),
+        (status = 400, description = "invalid_input: an unknown bot level, a think delay out of range", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: not this seat's token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_finished, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn hand_to_bot(
+    State(app): State<AppState>,
+    caller: Caller,
+    GamePath(id): GamePath,
+    Body(request): Body<SetAutopilot>,
+) -> Result<Json<Autopilot>> {
+    Ok(Json(app.service.set_autopilot(&id, caller.token(), request).await?))
+}
+
+/// Take the caller's seat back from the server bot that plays it. A
+/// `seat_bot` record in the log; nothing when no bot plays the seat.
+#[utoipa::path(
+    delete, path = "/v1/games/{id}/autopilot", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, description = "The seat is its player's; `version` is the game's after the change", body = Autopilot),
+        (status = 401, description = "unauthorized: not this seat's token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_finished, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn take_back_from_bot(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<Autopilot>> {
+    Ok(Json(app.service.set_autopilot(&id, caller.token(), SetAutopilot { bot: None }).await?))
 }
 
 /// Paging of `GET /v1/games/{id}/events`.

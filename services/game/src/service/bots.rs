@@ -1,0 +1,370 @@
+//! The server's bot seats: playing a seat's turn when a bot plays it, and
+//! handing a seat to a bot and back (autopilot).
+//!
+//! A bot's move takes the path every move takes (`submit`, as
+//! [`Mover::Bot`]): the same checks, the same durable, hash-chained record,
+//! marked with the bot that made it. The bot decides from its seat's
+//! information only (`AnyGame::bot_move`), on a blocking thread, with at
+//! most [`BotSettings::workers`] bots thinking at once, so bots never hold
+//! up an async worker nor crowd out the server's other work.
+//!
+//! Who plays each seat is in the log (`game_created`'s `bots` and
+//! `seat_bot` records), so nothing about bots lives only in memory: after a
+//! restart a sweep of the games' summaries finds every game where a bot is
+//! to move and plays on. On a shared store every replica sweeps now and
+//! then too, so a bot's turn left by a replica that died is played by
+//! another; two replicas that play the same turn race like any two
+//! writers: the store's version check lets one move in, the other's is a
+//! conflict it drops.
+
+use std::collections::hash_map::Entry;
+use std::sync::Weak;
+use std::time::{Duration, Instant};
+
+use ludo_bots::{Bot, Budget};
+
+use super::submit::Mover;
+use super::*;
+use crate::api::{Autopilot, SetAutopilot};
+use crate::record::SeatBotRecord;
+
+/// How the server's bots play.
+#[derive(Clone, Copy, Debug)]
+pub struct BotSettings {
+    /// Bots thinking at once, at most (each on a blocking thread).
+    pub workers: usize,
+    /// What one move may cost a bot.
+    pub budget: Budget,
+    /// The think delay of a bot seat whose request names none (ms).
+    pub think_ms: u32,
+}
+
+/// The think delay of a bot seat by default: enough for a person to see
+/// each bot move land.
+pub const DEFAULT_THINK_MS: u32 = 500;
+
+impl Default for BotSettings {
+    /// One bot per core, the bots' default budget, [`DEFAULT_THINK_MS`].
+    fn default() -> Self {
+        BotSettings {
+            workers: std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            budget: Budget::default(),
+            think_ms: DEFAULT_THINK_MS,
+        }
+    }
+}
+
+/// How often each replica of a shared store looks for bot turns nobody plays.
+const SWEEP_EVERY: Duration = Duration::from_secs(30);
+/// Summaries read per page by a sweep.
+const SWEEP_PAGE: usize = 1000;
+/// Tries of one bot move that the store fails, before the turn is left
+/// to the next sweep (or the next start).
+const STORE_TRIES: u32 = 6;
+
+/// The bot seats' runner, one per service.
+pub(super) struct Bots {
+    settings: BotSettings,
+    /// One permit per bot thinking.
+    permits: Arc<tokio::sync::Semaphore>,
+    /// Games a bot task is playing; `true`: the game changed since the task
+    /// last looked, so it looks again before it stops.
+    running: Mutex<HashMap<StreamId, bool>>,
+    /// The service itself, for the tasks it starts (set by `start_bots`).
+    service: std::sync::OnceLock<Weak<GameService>>,
+}
+
+impl Bots {
+    pub(super) fn new(settings: BotSettings) -> Bots {
+        let workers = settings.workers.max(1);
+        Bots {
+            settings: BotSettings { workers, ..settings },
+            permits: Arc::new(tokio::sync::Semaphore::new(workers)),
+            running: Mutex::default(),
+            service: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether the task playing `stream` may stop: not if the game changed
+    /// since it last looked (it looks again). Forgets the game when it may.
+    fn may_stop(&self, stream: StreamId) -> bool {
+        let mut running = self.running.lock().expect("bots lock");
+        match running.get_mut(&stream) {
+            Some(changed) if *changed => {
+                *changed = false;
+                false
+            }
+            _ => {
+                running.remove(&stream);
+                true
+            }
+        }
+    }
+
+    fn forget(&self, stream: StreamId) {
+        self.running.lock().expect("bots lock").remove(&stream);
+    }
+}
+
+impl std::fmt::Debug for Bots {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bots").field("settings", &self.settings).finish_non_exhaustive()
+    }
+}
+
+/// The first seat to move that a bot plays, with its bot.
+fn bot_turn(current: &Current) -> Option<(Seat, BotSeat)> {
+    current.status.to_move().iter().find_map(|&seat| current.bots.get(usize::from(seat.0)).copied().flatten().map(|bot| (seat, bot)))
+}
+
+impl GameService {
+    /// Plays bot seats with `settings` (the default: [`BotSettings::default`]).
+    #[must_use]
+    pub fn with_bots(mut self, settings: BotSettings) -> Self {
+        self.bots = Bots::new(settings);
+        self
+    }
+
+    /// The think delay of a bot seat whose request names none (ms).
+    pub(super) fn think_ms(&self) -> u32 {
+        self.bots.settings.think_ms
+    }
+
+    /// Starts playing bot seats: from now on the service plays every bot's
+    /// turn, and it looks through every game's summary for bot turns
+    /// already due (after a restart, say); on a shared store, again every
+    /// 30 s. Without this call bot seats wait. Call it once, in a runtime.
+    pub fn start_bots(self: &Arc<Self>) {
+        if self.bots.service.set(Arc::downgrade(self)).is_err() {
+            return; // started already
+        }
+        let service = Arc::downgrade(self);
+        let again = self.store.shared().then_some(SWEEP_EVERY);
+        tokio::spawn(async move {
+            loop {
+                let Some(this) = service.upgrade() else { return };
+                if *this.closing.borrow() {
+                    return;
+                }
+                if let Err(err) = this.sweep_bot_turns().await {
+                    tracing::warn!(%err, "looking for bot turns failed");
+                }
+                drop(this);
+                let Some(every) = again else { return };
+                tokio::time::sleep(every).await;
+            }
+        });
+    }
+
+    /// Wakes the bot of every game whose summary says a bot is to move.
+    async fn sweep_bot_turns(&self) -> Result<(), ServiceError> {
+        let mut after = None;
+        let mut woken = 0_u64;
+        loop {
+            let page = Arc::clone(&self.store).list_summaries(after, SWEEP_PAGE).await?;
+            let exhausted = page.len() < SWEEP_PAGE;
+            for listed in page {
+                after = Some(listed.stream);
+                let due = listed
+                    .summary
+                    .as_deref()
+                    .and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq))
+                    .is_some_and(|s| s.bot_to_move());
+                if due && !self.bots.running.lock().expect("bots lock").contains_key(&listed.stream) {
+                    match self.slot_of(listed.stream).await {
+                        Ok(slot) => {
+                            woken += 1;
+                            self.wake_bots(listed.stream, &slot.current());
+                        }
+                        Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game with a bot to move does not load"),
+                    }
+                }
+            }
+            if exhausted {
+                break;
+            }
+        }
+        if woken > 0 {
+            tracing::info!(games = woken, "bots resumed their turns");
+        }
+        Ok(())
+    }
+
+    /// After a change to a game: if a bot is to move in it, makes sure a
+    /// task plays it (one task per game; a running one looks again).
+    pub(super) fn wake_bots(&self, stream: StreamId, current: &Current) {
+        if bot_turn(current).is_none() {
+            return;
+        }
+        let Some(service) = self.bots.service.get().and_then(Weak::upgrade) else { return };
+        match self.bots.running.lock().expect("bots lock").entry(stream) {
+            Entry::Occupied(mut running) => {
+                *running.get_mut() = true;
+            }
+            Entry::Vacant(idle) => {
+                idle.insert(false);
+                tokio::spawn(async move { service.play_bots(stream).await });
+            }
+        }
+    }
+
+    /// Plays the bot turns of one game until no bot is to move.
+    async fn play_bots(self: Arc<Self>, stream: StreamId) {
+        let id = GameId::from(stream);
+        let mut store_failures = 0;
+        loop {
+            if *self.closing.borrow() {
+                self.bots.forget(stream);
+                return;
+            }
+            let slot = match self.slot_of(stream).await {
+                Ok(slot) => slot,
+                Err(err) => {
+                    tracing::warn!(%err, game = %id, "a bot's game does not load");
+                    self.bots.forget(stream);
+                    return;
+                }
+            };
+            let current = slot.current();
+            let Some((seat, bot)) = bot_turn(&current) else {
+                if self.bots.may_stop(stream) {
+                    return;
+                }
+                continue;
+            };
+            let started = Instant::now();
+            let Some(mv) = self.think(&current, seat, bot).await else {
+                // Nothing to play (no legal move): leave it to the next change.
+                if self.bots.may_stop(stream) {
+                    return;
+                }
+                continue;
+            };
+            // The think delay counts from the turn's start, thinking included.
+            let delay = Duration::from_millis(u64::from(bot.think_ms)).saturating_sub(started.elapsed());
+            let mut closing = self.closing.subscribe();
+            tokio::select! {
+                () = tokio::time::sleep(delay) => {}
+                _ = closing.wait_for(|closed| *closed) => {
+                    self.bots.forget(stream);
+                    return;
+                }
+            }
+            let request = Submission { mv: MoveInput::Typed(mv), expected_version: Some(current.version), request_id: None };
+            match self.submit_move(&id, Mover::Bot(seat, bot), request).await {
+                Ok(_) => store_failures = 0,
+                // The game moved on meanwhile (a person's move, a hand-over,
+                // another replica's bot): look again.
+                Err(ServiceError::VersionConflict { .. } | ServiceError::NotYourTurn { .. } | ServiceError::GameFinished) => {}
+                Err(err @ ServiceError::Storage(_)) if store_failures + 1 < STORE_TRIES => {
+                    store_failures += 1;
+                    let wait = Duration::from_millis(250 << store_failures);
+                    tracing::warn!(%err, game = %id, %seat, retry_in = ?wait, "a bot's move was not stored");
+                    tokio::time::sleep(wait).await;
+                }
+                Err(err) => {
+                    tracing::error!(%err, game = %id, %seat, "a bot's move was refused: the bot stops for this game");
+                    self.bots.forget(stream);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The move `bot` makes for `seat` in `current`, thought out on a
+    /// blocking thread once a worker is free.
+    async fn think(&self, current: &Arc<Current>, seat: Seat, bot: BotSeat) -> Option<AnyMove> {
+        let permit = Arc::clone(&self.bots.permits).acquire_owned().await.ok()?;
+        let current = Arc::clone(current);
+        let budget = self.bots.settings.budget;
+        // Any seed will do: a bot's move is recorded, never recomputed.
+        let seed = rand_seed(current.version);
+        let thought = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let mut bot = Bot::new(bot.level.into(), budget, seed);
+            current.game.bot_move(seat, &mut bot)
+        })
+        .await;
+        match thought {
+            Ok(mv) => mv,
+            Err(err) => {
+                tracing::error!(%err, %seat, "a bot's thinking failed");
+                None
+            }
+        }
+    }
+
+    /// Hands the token's seat to a server bot, or takes it back
+    /// (`request.bot` null). The change is a `seat_bot` record in the log;
+    /// asking for what already holds changes nothing and appends nothing.
+    ///
+    /// # Errors
+    /// `unauthorized` without the seat's token, `game_finished`,
+    /// `version_conflict` when another server changed the game at the same
+    /// moment, storage errors. Nothing is appended unless the answer is `Ok`.
+    pub async fn set_autopilot(&self, id: &GameId, token: Option<&str>, request: SetAutopilot) -> Result<Autopilot, ServiceError> {
+        let (slot, seat, mut writer) = loop {
+            let slot = self.slot(id).await?;
+            let seat = slot.seat(token)?;
+            // A hand-over appends a record, as a move does: limited alike.
+            if let Some(limiter) = &self.seat_moves {
+                limiter
+                    .check(&(slot.meta.stream, seat))
+                    .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after })?;
+            }
+            let writer = Arc::clone(&slot.writer).lock_owned().await;
+            if !writer.evicted {
+                break (slot, seat, writer);
+            }
+        };
+        let current = slot.current();
+        if current.status.is_finished() {
+            return Err(ServiceError::GameFinished);
+        }
+        let bot = request.bot.map(|bot| bot.seat(self.think_ms()));
+        if current.bots.get(usize::from(seat.0)).copied().flatten() == bot {
+            return Ok(Autopilot { version: current.version, seat, bot });
+        }
+        let seq = current.version + 1;
+        let at = timestamp(self.clock.now());
+        let body = RecordBody::SeatBot(SeatBotRecord { seat, bot });
+        let record = Record::seal(seq, at.clone(), body, &[] as &[AnyEffect], &writer.last_hash)
+            .map_err(|e| ServiceError::Internal(format!("the seat_bot record does not serialize: {e}")))?;
+        let mut bots = current.bots.to_vec();
+        bots[usize::from(seat.0)] = bot;
+        let summary = StoredSummary::of(&slot.meta, (seq, &current.status), &bots, &at);
+        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
+        let appended =
+            self.store.append(AppendRequest::at(slot.meta.stream, seq, vec![record.to_bytes()]).with_summary(summary.to_bytes())).await;
+        if let Err(err) = appended {
+            if !(self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
+                writer.evicted = true;
+                self.evict(slot.meta.stream);
+            }
+            return Err(match err {
+                StoreError::Conflict { actual_next, .. } => {
+                    ServiceError::VersionConflict { expected: current.version, current: actual_next.saturating_sub(1) }
+                }
+                other => other.into(),
+            });
+        }
+        writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        if let Some(history) = slot.history.write().expect("history lock").as_mut() {
+            history.push(Applied::SeatBot { seat, bot }, Vec::new(), &current.game);
+        }
+        let now = Arc::new(Current { version: seq, status: current.status.clone(), game: current.game.clone(), bots: bots.into() });
+        *slot.current.write().expect("current lock") = Arc::clone(&now);
+        drop(writer);
+        tracing::info!(game = %slot.meta.id, %seat, bot = bot.map(|b| b.level.name()), "seat handed over");
+        self.wake_bots(slot.meta.stream, &now);
+        Ok(Autopilot { version: seq, seat, bot })
+    }
+}
+
+/// A bot's seed: different for every move the process makes.
+fn rand_seed(version: u64) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(version);
+    hasher.finish()
+}
