@@ -1,0 +1,223 @@
+//! Record formats: every log written before format 2 still reads, replays
+//! and verifies, and goes on in format 2; format 2's bot marks are checked
+//! by replay like everything else.
+//!
+//! `fixtures/format1/*.ndjson` are whole exports of finished games (one per
+//! kind) as the version before format 2 wrote them (`ludo simulate
+//! --records`, commit e1d414e): kept byte for byte, never regenerated.
+
+use std::sync::Arc;
+
+use ludo_engine::Seat;
+use ludo_game::api::{CreateGame, Player, SubmitMove};
+use ludo_game::bot::{BotLevel, BotMark, BotRequest, BotSeat};
+use ludo_game::export::{self, ExportHeader};
+use ludo_game::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord};
+use ludo_game::replay::replay;
+use ludo_game::secrets::Secrets;
+use ludo_game::{GameService, SystemClock};
+use ludo_storage::{AppendRequest, EventStore, MemoryStore};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+const FIXTURES: [(&str, &str); 3] = [
+    ("cardinal", include_str!("fixtures/format1/cardinal.ndjson")),
+    ("kardinal", include_str!("fixtures/format1/kardinal.ndjson")),
+    ("battle13", include_str!("fixtures/format1/battle13.ndjson")),
+];
+
+fn records_of(export: &str) -> (ExportHeader, Vec<Vec<u8>>) {
+    let mut lines = export.lines();
+    let header: ExportHeader = serde_json::from_str(lines.next().expect("a header")).expect("an export header");
+    let records = lines.take(header.records as usize).map(|line| line.as_bytes().to_vec()).collect();
+    (header, records)
+}
+
+#[test]
+fn format_1_exports_still_verify_replay_and_read_as_format_1() {
+    for (kind, export) in FIXTURES {
+        let report = export::verify(export.as_bytes());
+        assert!(report.valid, "{kind}: {:?}", report.fault);
+        assert!(report.replayed && report.chain_intact, "{kind}: replayed and chained");
+        assert!(report.status.as_ref().is_some_and(ludo_engine::Status::is_finished), "{kind}: the game was over");
+        let (_, bytes) = records_of(export);
+        for raw in &bytes {
+            let record = Record::from_bytes(raw).expect("a format 1 record reads");
+            assert_eq!(record.format, 1, "{kind}: the fixture is format 1");
+            // Read records keep their bytes: the hash still covers what was written.
+            assert_eq!(record.bytes(), &raw[..]);
+            match &record.body {
+                RecordBody::GameCreated(created) => assert!(created.bots.is_empty(), "format 1 has no bot seats"),
+                RecordBody::Move(mv) => assert!(mv.bot.is_none(), "format 1 moves were a seat's own"),
+                RecordBody::SeatBot(_) => panic!("format 1 has no seat_bot records"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_format_1_record_with_format_2_members_is_refused() {
+    let (_, bytes) = records_of(FIXTURES[0].1);
+    let text = String::from_utf8(bytes[1].clone()).unwrap();
+    assert!(text.starts_with(r#"{"at":"#), "{text}");
+    // A `bot` member in a record that says format 1 is not canonical format 1.
+    let with_bot = text.replacen(r#"","effects":"#, r#"","bot":null,"effects":"#, 1);
+    assert!(Record::from_bytes(with_bot.as_bytes()).unwrap_err().contains("format 1 move"), "{with_bot}");
+    // And a format 2 record without it is not canonical format 2.
+    let as_two = text.replace(r#""format":1,"#, r#""format":2,"#);
+    assert!(Record::from_bytes(as_two.as_bytes()).unwrap_err().contains("format 2 move"), "{as_two}");
+}
+
+#[tokio::test]
+async fn format_1_exports_import_and_read_back() {
+    for (kind, export) in FIXTURES {
+        let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+        let service = GameService::new(store, Arc::new(SystemClock));
+        let imported = service.import(export.as_bytes().to_vec()).await.expect("a format 1 export imports");
+        let id = imported.id.parse().unwrap();
+        let page = service.events(&id, None, 0, 1000).await.unwrap();
+        let (header, records) = records_of(export);
+        assert_eq!(page.events.len(), records.len(), "{kind}");
+        assert!(page.events.iter().all(|e| e.bot.is_none() && e.handover.is_none()), "{kind}: no bots in format 1");
+        // The export made now is the same log, byte for byte.
+        let again = service.export(&id, None).await.unwrap();
+        let (again_header, again_records) = records_of(std::str::from_utf8(&again).unwrap());
+        assert_eq!(again_records, records, "{kind}: records re-exported unchanged");
+        assert_eq!(again_header.seed, header.seed);
+    }
+}
+
+/// A game left half-played by the version before format 2 goes on: its
+/// next move is written in format 2, and the mixed log verifies.
+#[tokio::test]
+async fn a_half_played_format_1_game_goes_on_in_format_2() {
+    let (header, records) = records_of(FIXTURES[0].1);
+    let cut = records.len() / 2;
+    let mut seed = [0u8; 32];
+    hex::decode_to_slice(header.seed.as_deref().unwrap(), &mut seed).unwrap();
+    let tokens = ["token-of-seat-0", "token-of-seat-1"];
+    let secrets = Secrets {
+        seed: ludo_engine::Seed(seed),
+        token_hashes: tokens.iter().map(|t| <[u8; 32]>::from(Sha256::digest(t.as_bytes()))).collect(),
+    };
+    let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    let stream = header.game_id.parse::<ludo_game::GameId>().unwrap().stream();
+    store.append(AppendRequest::create(stream, records[..cut].to_vec(), Some(secrets.to_bytes()))).await.unwrap();
+    let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
+    let id = header.game_id.parse().unwrap();
+    let state = service.get(&id, None).await.expect("the half-played format 1 game loads");
+    assert_eq!(state.version, cut as u64 - 1);
+    let seat = state.status.to_move()[0];
+    let token = tokens[usize::from(seat.0)];
+    let legal = service.legal_moves(&id, Some(token)).await.unwrap();
+    let mv = serde_json::to_value(&legal.moves[0]).unwrap();
+    let accepted = service.submit(&id, Some(token), SubmitMove { mv, expected_version: Some(state.version), request_id: None }).await;
+    assert_eq!(accepted.expect("the next move is taken").version, cut as u64);
+    let export = service.export(&id, None).await.unwrap();
+    let report = export::verify(&export);
+    assert!(report.valid && report.chain_intact, "{:?}", report.fault);
+    let (_, mixed) = records_of(std::str::from_utf8(&export).unwrap());
+    let formats: Vec<u32> = mixed.iter().map(|r| Record::from_bytes(r).unwrap().format).collect();
+    assert!(formats[..cut].iter().all(|&f| f == 1) && formats[cut] == 2, "{formats:?}");
+}
+
+fn created(bots: Vec<Option<BotSeat>>) -> (Record, ludo_engine::Seed) {
+    let seed = ludo_engine::Seed([9; 32]);
+    let kind = ludo_game::kinds::kind("cardinal").unwrap();
+    let new = kind.create(2, &json!({}), &seed).unwrap();
+    let public: Vec<_> = new.effects.iter().map(|e| new.game.redact(e, ludo_engine::Viewer::Spectator)).collect();
+    let body = RecordBody::GameCreated(GameCreated {
+        game_id: "00000000-0000-7000-8000-000000000001".into(),
+        kind: kind.id.into(),
+        ruleset: kind.ruleset.into(),
+        options: new.options,
+        seats: vec!["Ann".into(), "Robo".into()],
+        bots,
+        seed_commitment: ludo_game::record::sha256_hex(&seed.0),
+    });
+    (Record::seal(0, "2026-11-23T00:00:00.000Z".into(), body, &public, &GENESIS).unwrap(), seed)
+}
+
+/// The records of `seat`'s first legal move after `log`, marked with `bot`.
+fn next_move(log: &[Record], seed: &ludo_engine::Seed, bot: Option<BotMark>) -> Record {
+    let replayed = replay(log, seed, false).unwrap();
+    let mut game = replayed.state.game;
+    let seat = game.status().to_move()[0];
+    let mv = game.legal_moves(seat)[0].clone();
+    let effects = game.apply(seat, &mv).unwrap();
+    let public: Vec<_> = effects.iter().map(|e| game.redact(e, ludo_engine::Viewer::Spectator)).collect();
+    let record = MoveRecord::new(seat, &mv, None).unwrap();
+    let body = RecordBody::Move(match bot {
+        Some(bot) => record.by_bot(bot),
+        None => record,
+    });
+    let last = log.last().unwrap();
+    Record::seal(last.seq + 1, "2026-11-23T00:00:01.000Z".into(), body, &public, &last.hash_bytes().unwrap()).unwrap()
+}
+
+#[test]
+fn a_move_marked_as_a_bot_replays_only_where_that_bot_played_the_seat() {
+    let strong = BotSeat { level: BotLevel::Strong, think_ms: 0 };
+    let mark = |level| Some(BotMark { level, version: "0.1.0".into() });
+    // Both seats bots: a marked move replays.
+    let (first, seed) = created(vec![Some(strong), Some(strong)]);
+    let log = vec![first.clone()];
+    let marked = next_move(&log, &seed, mark(BotLevel::Strong));
+    assert!(replay(&[first.clone(), marked], &seed, false).is_ok());
+    // The mark names another level: refused.
+    let wrong = next_move(&log, &seed, mark(BotLevel::Random));
+    assert!(replay(&[first, wrong], &seed, false).unwrap_err().reason.contains("marked"));
+    // No bot plays the seat: a marked move is refused, an unmarked one replays.
+    let (first, seed) = created(vec![None, None]);
+    let log = vec![first.clone()];
+    let marked = next_move(&log, &seed, mark(BotLevel::Strong));
+    let err = replay(&[first.clone(), marked], &seed, false).unwrap_err();
+    assert_eq!(err.seq, 1);
+    assert!(err.reason.contains("marked"), "{}", err.reason);
+    assert!(replay(&[first, next_move(&log, &seed, None)], &seed, false).is_ok());
+}
+
+#[test]
+fn a_seat_handed_to_a_bot_lets_that_bot_move_and_taking_it_back_stops_it() {
+    let (first, seed) = created(vec![None, None]);
+    let to_move = replay(std::slice::from_ref(&first), &seed, false).unwrap().state.game.status().to_move()[0];
+    let random = BotSeat { level: BotLevel::Random, think_ms: 0 };
+    let hand = |log: &[Record], bot: Option<BotSeat>| {
+        let last = log.last().unwrap();
+        let body = RecordBody::SeatBot(SeatBotRecord { seat: to_move, bot });
+        Record::seal(last.seq + 1, "2026-11-23T00:00:02.000Z".into(), body, &[] as &[Value], &last.hash_bytes().unwrap()).unwrap()
+    };
+    let mut log = vec![first];
+    log.push(hand(&log, Some(random)));
+    let replayed = replay(&log, &seed, false).unwrap();
+    assert_eq!(replayed.state.bots[usize::from(to_move.0)], Some(random));
+    assert_eq!(replayed.state.version, 1, "a hand-over is a record");
+    log.push(next_move(&log, &seed, Some(BotMark { level: BotLevel::Random, version: "0.1.0".into() })));
+    assert!(replay(&log, &seed, false).is_ok(), "the bot moved for the seat it was handed");
+    // Taken back before its next turn: a marked move of that seat is refused.
+    let mut back = log[..2].to_vec();
+    back.push(hand(&back, None));
+    back.push(next_move(&back, &seed, Some(BotMark { level: BotLevel::Random, version: "0.1.0".into() })));
+    assert!(replay(&back, &seed, false).unwrap_err().reason.contains("marked"));
+    // A seat that is not at the table is refused.
+    let mut stranger = log[..1].to_vec();
+    let last = &stranger[0];
+    let body = RecordBody::SeatBot(SeatBotRecord { seat: Seat(5), bot: Some(random) });
+    stranger.push(Record::seal(1, "2026-11-23T00:00:02.000Z".into(), body, &[] as &[Value], &last.hash_bytes().unwrap()).unwrap());
+    assert!(replay(&stranger, &seed, false).unwrap_err().reason.contains("not at the table"));
+}
+
+#[tokio::test]
+async fn created_bot_seats_are_recorded_in_game_created() {
+    let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    let service = GameService::new(store, Arc::new(SystemClock));
+    let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Greedy, think_ms: Some(250) })];
+    let game = service.create(CreateGame { kind: "cardinal".into(), players, options: None }).await.unwrap();
+    let id = game.id.parse().unwrap();
+    let page = service.events(&id, None, 0, 1).await.unwrap();
+    let created = page.events[0].game.as_ref().unwrap();
+    assert_eq!(created.bots, vec![None, Some(BotSeat { level: BotLevel::Greedy, think_ms: 250 })]);
+    let state = service.get(&id, None).await.unwrap();
+    assert_eq!(state.seats[1].bot, Some(BotSeat { level: BotLevel::Greedy, think_ms: 250 }));
+    assert_eq!(state.seats[0].bot, None);
+}
