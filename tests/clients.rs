@@ -334,6 +334,11 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         "seed 1 is SEED_CHECK_MATCHES"
     );
     assert_eq!(s["import"], json!({"id": game["id"], "version": version, "finished": true, "same_game": true}));
+    // A seat handed to a bot and taken back: two records, none left playing.
+    assert_eq!(
+        s["autopilot"],
+        json!({"handed": {"version": 1, "seat": 1, "level": 1, "think_ms": 5000}, "back": {"version": 2, "bot": null}, "seats_with_bots": 0})
+    );
 
     // Refusals: the gRPC code, and our ErrorInfo (reason, domain, metadata) read by the client.
     let expected = [
@@ -344,6 +349,8 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         ("submitMove", "a colour that does not exist", "FailedPrecondition", "rule_violation", json!({"rule": "CA-1"})),
         ("submitMove", "a stale expected version", "Aborted", "version_conflict", json!({"current_version": "0", "expected_version": "5"})),
         ("submitMove", "a move after the end", "FailedPrecondition", "game_finished", json!({})),
+        ("setAutopilot", "a bot of no level", "InvalidArgument", "invalid_input", json!({"field": "bot.level"})),
+        ("setAutopilot", "a hand-over after the end", "FailedPrecondition", "game_finished", json!({})),
         ("importGame", "a tampered export", "InvalidArgument", "invalid_export", json!({"line": "7", "seq": "5"})),
         ("importGame", "the same game twice", "AlreadyExists", "game_exists", json!({})),
     ];

@@ -63,12 +63,13 @@ fn the_document_is_openapi_3_1_and_self_contained() {
     assert_eq!(doc["components"]["securitySchemes"]["seat_token"]["scheme"], "bearer");
     // Every union is discriminated: a oneOf of named schemas with a mapping.
     // Two are told apart otherwise, and still match exactly one member: a
-    // verify report may carry no kind at all (an unreadable export), and a
-    // stream event's data is named by its SSE `event:` line.
+    // verify report may carry no kind at all (an unreadable export), a
+    // stream event's data is named by its SSE `event:` line, and a new
+    // game's seat is a string (a person's name) or an object (a bot's seat).
     for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
         if let Some(members) = schema.get("oneOf").and_then(Value::as_array) {
             let nullable = members.iter().any(|m| m.get("type") == Some(&Value::String("null".into())));
-            if nullable || name == "VerifyReport" || name == "StreamData" {
+            if nullable || name == "VerifyReport" || name == "StreamData" || name == "PlayerSeat" {
                 continue;
             }
             let mapping = schema.pointer("/discriminator/mapping").and_then(Value::as_object);

@@ -87,19 +87,33 @@ impl ToSchema for PlayerName {
 }
 
 /// A seat of a new game: a player's name, or an object with the name and
-/// the server bot that plays the seat.
-#[derive(ToSchema)]
-#[serde(untagged)]
-#[allow(dead_code)] // A schema only: requests are read as `api::Player`.
-pub enum PlayerSchema {
-    /// A seat a person plays: its name.
-    Name(#[schema(inline)] PlayerName),
-    /// A seat the server's bot plays.
-    Bot(BotPlayer),
+/// the server bot that plays the seat (`api::Player` reads it).
+pub struct PlayerSchema;
+
+impl PartialSchema for PlayerSchema {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .description(Some("A seat of a new game: the name of the person who plays it, or the name and the server bot that plays it."))
+            .item(Ref::from_schema_name(PlayerName::name()))
+            .item(Ref::from_schema_name(BotPlayer::name()))
+            .into()
+    }
+}
+
+impl ToSchema for PlayerSchema {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("PlayerSeat")
+    }
+
+    fn schemas(schemas: &mut Schemas) {
+        collect::<PlayerName>(schemas);
+        collect::<BotPlayer>(schemas);
+    }
 }
 
 /// A seat the server's bot plays.
 #[derive(ToSchema)]
+#[serde(deny_unknown_fields)]
 #[allow(dead_code)] // A schema only.
 pub struct BotPlayer {
     /// The name shown for the seat.

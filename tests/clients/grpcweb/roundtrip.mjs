@@ -263,6 +263,25 @@ summary.game = {
   retried,
 };
 errors.push(await refused('submitMove', 'a move after the end', call('submitMove', { id, move: first.moves[0] }, as(token(0)))));
+errors.push(await refused('setAutopilot', 'a bot of no level', call('setAutopilot', { id, bot: { level: 0 } }, as(token(0)))));
+errors.push(await refused('setAutopilot', 'a hand-over after the end', call('setAutopilot', { id, bot: { level: 1 } }, as(token(0)))));
+
+// Autopilot on a second game: seat 1 handed to a random bot, then taken back
+// before its turn (seat 0 moves first), each a record.
+const other = await call(
+  'createGame',
+  { kind: 'cardinal', players: ['Cy', 'Di'], options: { game: { case: 'cardinal', value: { firstSeat: 0 } } }, bots: {} },
+  spectator,
+);
+const otherToken = (seat) => other.seats.find((s) => s.seat === seat).token;
+const handed = await call('setAutopilot', { id: other.id, bot: { level: 1, thinkMs: 5000 } }, as(otherToken(1)));
+const back = await call('setAutopilot', { id: other.id }, as(otherToken(1)));
+const otherState = await call('getGame', { id: other.id }, spectator);
+summary.autopilot = {
+  handed: { version: Number(handed.version), seat: handed.seat, level: handed.bot?.level ?? null, think_ms: handed.bot?.thinkMs ?? null },
+  back: { version: Number(back.version), bot: back.bot ?? null },
+  seats_with_bots: otherState.seats.filter((s) => s.bot).length,
+};
 
 summary.watch = { live: await live };
 summary.watch.live.in_order = inOrder(summary.watch.live.seqs, 0, version);

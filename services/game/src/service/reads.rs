@@ -158,6 +158,13 @@ impl GameService {
                         ludo_engine::words::and_list(&created.seats)
                     ));
                 }
+                if let (Some(handover), Some(seat)) = (&event.handover, event.seat) {
+                    let name = seats.get(usize::from(seat.0)).map_or("?", String::as_str);
+                    lines.push(match handover.bot {
+                        Some(bot) => format!("{name} handed the seat to the {} bot", bot.level.name()),
+                        None => format!("{name} took the seat back from its bot"),
+                    });
+                }
                 lines.extend(event.effects.iter().map(|e| game.narrate(e, seats)).filter(|line| !line.is_empty()));
                 Step { seq: event.seq, at: event.at, seat: event.seat, lines }
             })
