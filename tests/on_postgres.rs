@@ -9,6 +9,8 @@
 
 #[path = "battle13.rs"]
 mod battle13;
+#[path = "bots.rs"]
+mod bots;
 #[path = "browsers.rs"]
 mod browsers;
 #[path = "cardinal_grpc.rs"]

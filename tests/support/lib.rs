@@ -277,6 +277,16 @@ impl Rest {
         self.send(Self::auth(self.http.post(format!("{}{path}", self.base)).json(body), token)).await
     }
 
+    /// PUT JSON to `path` with an optional seat token.
+    pub async fn put(&self, path: &str, token: Option<&str>, body: &Value) -> Answer {
+        self.send(Self::auth(self.http.put(format!("{}{path}", self.base)).json(body), token)).await
+    }
+
+    /// DELETE `path` with an optional seat token.
+    pub async fn delete(&self, path: &str, token: Option<&str>) -> Answer {
+        self.send(Self::auth(self.http.delete(format!("{}{path}", self.base)), token)).await
+    }
+
     /// GET the raw bytes of `path`.
     pub async fn get_bytes(&self, path: &str, token: Option<&str>) -> (u16, Vec<u8>) {
         let response = Self::auth(self.http.get(format!("{}{path}", self.base)), token).send().await.expect("request");
