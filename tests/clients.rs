@@ -334,6 +334,8 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         "seed 1 is SEED_CHECK_MATCHES"
     );
     assert_eq!(s["import"], json!({"id": game["id"], "version": version, "finished": true, "same_game": true}));
+    // What seat 0 knows, for a bot of its own: its information set as JSON.
+    assert_eq!(s["knowledge"], json!({"kind": "cardinal", "seat": 0, "version": 0, "info_is_json": true}));
     // A seat handed to a bot and taken back: two records, none left playing.
     assert_eq!(
         s["autopilot"],
@@ -344,6 +346,7 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
     let expected = [
         ("getGame", "an unknown game", "NotFound", "not_found", json!({})),
         ("getReplay", "a version past the end", "InvalidArgument", "invalid_input", json!({"field": "at"})),
+        ("getSeatKnowledge", "what a spectator knows", "Unauthenticated", "unauthorized", json!({})),
         ("submitMove", "the other seat moves", "FailedPrecondition", "not_your_turn", json!({"to_move": "0"})),
         ("submitMove", "a move without a token", "Unauthenticated", "unauthorized", json!({})),
         ("submitMove", "a colour that does not exist", "FailedPrecondition", "rule_violation", json!({"rule": "CA-1"})),

@@ -140,6 +140,7 @@ impl Contract {
 
 /// Where the talking rounds stand (the calls themselves live in the joust).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Bidding {
     /// Who speaks next.
     pub next: Seat,

@@ -21,8 +21,10 @@ use crate::knights::{Family, Knight, SEATS, weapons};
 use crate::r#match::Game;
 use crate::opening::OPENING_WEAPONS;
 
-/// What one seat knows of a match.
+/// What one seat knows of a match. With the `serde` feature it reads and
+/// writes as JSON (for a computer player in another process).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Info {
     seat: Seat,
     /// The match with the hidden knights in canonical places and a fixed seed.

@@ -16,6 +16,7 @@ use crate::tournaments::{Play, TOURNAMENTS, Tournament, follows, tournament_winn
 
 /// Where a joust stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 pub(crate) enum Phase {
     /// The talking rounds (B13-10 … B13-13).
     Bidding(Bidding),
@@ -81,6 +82,7 @@ pub(crate) enum JoustOutcome {
 
 /// A joust's whole state (private; [`crate::Joust`] is its public picture).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct JoustState {
     /// The joust's number, from 1.
     pub number: u32,

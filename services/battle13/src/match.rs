@@ -39,7 +39,13 @@ impl Default for Options {
 /// `first_seat` is not given, then one full shuffle of the 52 knights per
 /// deal, in the order the deals happen (redeals included). See
 /// [`crate::bag`] for the bag's order and the deal.
+///
+/// With the `serde` feature a match (and an [`crate::Info`]) reads and
+/// writes as JSON, so a computer player can be handed one over the network.
+/// A match's generator holds its secret seed: write infos (whose generator
+/// is a fixed one), not live matches.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Game {
     /// The options the match was created with.
     pub(crate) options: Options,

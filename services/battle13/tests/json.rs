@@ -5,8 +5,9 @@
 mod common;
 
 use common::*;
-use ludo_battle13::{BidCard, Effect, Family, FamilyCard, Game, Knight, Move, Options, View};
-use ludo_engine::{Engine, Seat, Viewer};
+use ludo_battle13::{BidCard, Effect, Family, FamilyCard, Game, Info, Knight, Move, Options, View};
+use ludo_engine::testkit::{random_playout, test_seed};
+use ludo_engine::{DeckRng, Engine, InfoSet, Seat, Viewer};
 use serde_json::{Value, json};
 
 fn parse(v: Value) -> Move {
@@ -171,4 +172,50 @@ mod schema {
         assert_eq!(one_of.len(), 6);
         assert_eq!(Game::KIND, "battle13");
     }
+}
+
+/// Every seat's info at `state`, written to JSON and read back: equal, written
+/// the same again, also through a `serde_json::Value`, and drawing the same
+/// matches as the original. Returns the JSON sizes.
+fn check_info_round_trip(state: &Game, draw_seed: u64) -> Vec<usize> {
+    Seat::all(4)
+        .map(|seat| {
+            let info = state.info(seat);
+            let text = serde_json::to_string(&info).expect("an info serialises");
+            let back: Info = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            assert_eq!(back, info);
+            assert_eq!(back.seat(), seat);
+            assert_eq!(serde_json::to_string(&back).unwrap(), text, "written the same again");
+            assert_eq!(serde_json::from_value::<Info>(serde_json::to_value(&info).unwrap()).unwrap(), info, "through a Value");
+            let (mut a, mut b) = (DeckRng::new(&test_seed(draw_seed)), DeckRng::new(&test_seed(draw_seed)));
+            for _ in 0..2 {
+                let drawn = Game::determinize(&back, &mut a);
+                assert_eq!(drawn, Game::determinize(&info, &mut b));
+                assert_eq!(drawn.view(Viewer::Seat(seat)), state.view(Viewer::Seat(seat)));
+            }
+            text.len()
+        })
+        .collect()
+}
+
+/// A seat's info (for a computer player in another process) survives JSON
+/// at every few moves of 50 random matches, and draws the same matches after.
+#[test]
+fn infos_round_trip_through_json() {
+    let mut sizes = Vec::new();
+    for n in 0..50u64 {
+        let target = [20, 50, 100][(n % 3) as usize];
+        let setup = setup(n, None, target);
+        let mut moves = 0;
+        let playout = random_playout::<Game>(&setup, n, 100_000, |state, _| {
+            if moves % 23 == 0 {
+                sizes.extend(check_info_round_trip(state, n * 10_000 + moves));
+            }
+            moves += 1;
+        });
+        assert!(playout.state.status().is_finished());
+        sizes.extend(check_info_round_trip(&playout.state, n));
+    }
+    let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+    eprintln!("battle13 info JSON: {} infos, {min} to {max} bytes", sizes.len());
 }

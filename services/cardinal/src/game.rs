@@ -16,6 +16,7 @@ use crate::view::View;
 
 /// Who acts next, and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 pub(crate) enum Turn {
     /// The seat must build (it has a legal placement: passes are applied automatically).
     Build(Seat),
@@ -26,7 +27,11 @@ pub(crate) enum Turn {
 }
 
 /// A game of Cardinal: the whole state, all of it public.
+///
+/// With the `serde` feature a game (and an [`crate::Info`]) reads and writes
+/// as JSON, so a computer player can be handed one over the network.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Game {
     pub(crate) table: Table,
     pub(crate) first_seat: Seat,

@@ -8,8 +8,10 @@ use ludo_engine::{DeckRng, InfoSet, Seat};
 
 use crate::game::Game;
 
-/// What one seat knows of a game: all of it.
+/// What one seat knows of a game: all of it. With the `serde` feature it
+/// reads and writes as JSON (for a computer player in another process).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Info {
     seat: Seat,
     game: Game,

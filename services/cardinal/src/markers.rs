@@ -27,6 +27,7 @@ pub(crate) fn per_colour(counts: [u8; Colour::COUNT]) -> Vec<MarkerCount> {
 
 /// The supply and the seats' takings; their sum per colour is always 12.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Markers {
     supply: [u8; Colour::COUNT],
     taken: Vec<[u8; Colour::COUNT]>,

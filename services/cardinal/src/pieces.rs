@@ -147,6 +147,7 @@ impl Footprint {
 
 /// Buildings not yet built, per colour and shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Stock([[u8; 3]; Colour::COUNT]);
 
 impl Stock {

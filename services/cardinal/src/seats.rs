@@ -6,6 +6,7 @@ use crate::pieces::Colour;
 
 /// The colours a table of `players` hands out (CA-5/6/7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Table {
     players: u8,
 }

@@ -48,7 +48,12 @@ impl Contacts {
 }
 
 /// The cathedral and the buildings, with a cell index for the laws.
+///
+/// With the `serde` feature it reads and writes as its buildings only
+/// (`{"buildings": [...]}`); reading rebuilds the cell index, refusing
+/// buildings that overlap or do not have their shape's cells.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(into = "wire::TownWire", try_from = "wire::TownWire"))]
 pub(crate) struct Town {
     /// In build order; never moved or removed (CA-19).
     buildings: Vec<Building>,
@@ -124,6 +129,55 @@ impl Town {
             debug_assert!(previous.is_none(), "built over {cell:?}");
         }
         self.buildings.push(Building { seat, shape, colour, cells: footprint.cells().to_vec() });
+    }
+}
+
+/// The JSON form of a [`Town`]: the buildings in build order.
+#[cfg(feature = "serde")]
+mod wire {
+    use crate::cell::Orientation;
+    use crate::pieces::{Building, Footprint, Shape};
+
+    use super::Town;
+
+    #[derive(serde::Serialize, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    pub(super) struct TownWire {
+        buildings: Vec<Building>,
+    }
+
+    impl From<Town> for TownWire {
+        fn from(town: Town) -> Self {
+            TownWire { buildings: town.buildings }
+        }
+    }
+
+    impl TryFrom<TownWire> for Town {
+        type Error = String;
+
+        fn try_from(wire: TownWire) -> Result<Self, String> {
+            let mut town = Town::new();
+            for building in wire.buildings {
+                let Building { seat, shape, colour, cells } = building;
+                if !colour.exists() {
+                    return Err(format!("there is no colour {}", colour.0));
+                }
+                let footprint = match (shape, cells.as_slice()) {
+                    (Shape::Square, &[anchor, _]) => Orientation::ALL
+                        .into_iter()
+                        .filter_map(|o| Footprint::square(anchor, o))
+                        .find(|f| f.cells() == cells.as_slice())
+                        .ok_or_else(|| format!("a square at ({}, {}) must cover two adjacent cells, anchor first", anchor.x, anchor.y))?,
+                    (Shape::House | Shape::Tower, &[cell]) => Footprint::single(cell),
+                    _ => return Err(format!("a {} cannot cover {} cells", shape.name(), cells.len())),
+                };
+                if let Some(cell) = footprint.cells().iter().find(|&&c| town.is_occupied(c)) {
+                    return Err(format!("two buildings on ({}, {})", cell.x, cell.y));
+                }
+                town.add(seat, shape, colour, &footprint);
+            }
+            Ok(town)
+        }
     }
 }
 

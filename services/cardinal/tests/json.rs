@@ -1,9 +1,9 @@
 //! The JSON shapes clients see (feature `serde`) and the OpenAPI schemas (feature `schema`).
 #![cfg(feature = "serde")]
 
-use ludo_cardinal::{Effect, Game, Move, Options, Orientation, View};
+use ludo_cardinal::{Effect, Game, Info, Move, Options, Orientation, View};
 use ludo_engine::testkit::{random_playout, test_seed};
-use ludo_engine::{Engine, Seat, Setup, Viewer};
+use ludo_engine::{DeckRng, Engine, InfoSet, Seat, Setup, Viewer};
 use serde_json::{Value, json};
 
 fn to_json<T: serde::Serialize>(value: &T) -> Value {
@@ -225,4 +225,81 @@ mod schema {
             assert!(text.contains(&format!("\"{tag}\"")), "tag {tag} missing: {text}");
         }
     }
+}
+
+/// Every seat's info at `state`, written to JSON and read back: equal, written
+/// the same again, also through a `serde_json::Value`, and drawing the same
+/// games as the original. Returns the JSON sizes.
+fn check_info_round_trip(state: &Game, players: usize, draw_seed: u64) -> Vec<usize> {
+    Seat::all(players)
+        .map(|seat| {
+            let info = state.info(seat);
+            let text = serde_json::to_string(&info).expect("an info serialises");
+            let back: Info = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            assert_eq!(back, info);
+            assert_eq!(back.seat(), seat);
+            assert_eq!(serde_json::to_string(&back).unwrap(), text, "written the same again");
+            assert_eq!(serde_json::from_value::<Info>(to_json(&info)).unwrap(), info, "through a Value");
+            let (mut a, mut b) = (DeckRng::new(&test_seed(draw_seed)), DeckRng::new(&test_seed(draw_seed)));
+            let drawn = Game::determinize(&back, &mut a);
+            assert_eq!(drawn, Game::determinize(&info, &mut b));
+            assert_eq!(drawn.legal_moves(seat), state.legal_moves(seat));
+            text.len()
+        })
+        .collect()
+}
+
+/// A seat's info (for a computer player in another process) survives JSON
+/// at every few moves of 50 random games, and draws the same games after.
+#[test]
+fn infos_round_trip_through_json() {
+    let mut sizes = Vec::new();
+    for n in 0..50u64 {
+        let players = 2 + (n % 3) as usize;
+        let setup = Setup { players, options: Options::default(), seed: test_seed(n) };
+        let mut moves = 0;
+        let playout = random_playout::<Game>(&setup, n, 500, |state, _| {
+            if moves % 7 == 0 {
+                sizes.extend(check_info_round_trip(state, players, n * 1000 + moves));
+            }
+            moves += 1;
+        });
+        sizes.extend(check_info_round_trip(&playout.state, players, n));
+    }
+    let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+    eprintln!("cardinal info JSON: {} infos, {min} to {max} bytes", sizes.len());
+    assert!(*max < 16_000, "an info of {max} bytes");
+}
+
+/// The town reads as its buildings and refuses impossible ones.
+#[test]
+fn an_info_with_an_impossible_town_does_not_parse() {
+    let mut state = game(2, 0);
+    state.apply(Seat(0), &Move::tower(0, 0, 1).with_bonus(1)).unwrap();
+    state.apply(Seat(0), &Move::cardinal_to(2, 0)).unwrap();
+    state.apply(Seat(1), &Move::square(1, -1, 0, Orientation::Vertical)).unwrap();
+    let info = to_json(&state.info(Seat(1)));
+    let buildings = &info["game"]["town"]["buildings"];
+    assert_eq!(buildings[0], json!({"seat": 0, "shape": "tower", "colour": 0, "cells": [{"x": 0, "y": 1}]}));
+    assert_eq!(buildings[1]["cells"], json!([{"x": -1, "y": 0}, {"x": -1, "y": 1}]));
+    let broken = |path: &[&str], value: Value| {
+        let mut info = info.clone();
+        let mut at = &mut info["game"]["town"]["buildings"];
+        for key in path {
+            at = match key.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*key],
+            };
+        }
+        *at = value;
+        serde_json::from_value::<Info>(info)
+    };
+    assert!(broken(&[], buildings.clone()).is_ok());
+    // On the cathedral, on another building, a square's cells apart or in the wrong order, a tower on two cells.
+    assert!(broken(&["0", "cells"], json!([{"x": 1, "y": 0}])).is_err());
+    assert!(broken(&["1", "cells"], json!([{"x": 0, "y": 1}, {"x": 0, "y": 2}])).is_err());
+    assert!(broken(&["1", "cells"], json!([{"x": -1, "y": 0}, {"x": -1, "y": 2}])).is_err());
+    assert!(broken(&["1", "cells"], json!([{"x": -1, "y": 1}, {"x": -1, "y": 0}])).is_err());
+    assert!(broken(&["0", "cells"], json!([{"x": 0, "y": 1}, {"x": 0, "y": 2}])).is_err());
+    assert!(broken(&["0", "colour"], json!(4)).is_err());
 }

@@ -388,6 +388,27 @@ pub struct Handover {
     pub bot: Option<BotSeat>,
 }
 
+/// What a seat knows of a game, for a computer player in another process
+/// (`ludo bot`, or any program using the `ludo-bots` library).
+#[derive(Clone, Debug, Serialize, ToSchema)]
+pub struct SeatKnowledge {
+    /// Game kind: which engine's information set `info` is.
+    pub kind: String,
+    /// The version it describes.
+    pub version: u64,
+    /// The seat.
+    pub seat: Seat,
+    /// Whose turn, or the result.
+    pub status: Status,
+    /// The seat's information set in its engine's JSON shape
+    /// (`ludo_engine::InfoSet::Info`): everything the seat's view and the
+    /// log as it may read it prove, and nothing more. The cards it has not
+    /// seen are placed canonically, not where they are; the shape follows
+    /// the engine's ruleset and is read by the `ludo-bots` library.
+    #[schema(value_type = Object)]
+    pub info: Box<serde_json::value::RawValue>,
+}
+
 /// A page of a game's log.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct EventPage {

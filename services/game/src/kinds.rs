@@ -194,6 +194,20 @@ macro_rules! hosted_games {
                 match self { $(AnyGame::$variant(game) => bot.choose::<$krate::Game>(seat, &game.info(seat)).map(AnyMove::$variant),)* }
             }
 
+            /// What `seat` knows of this game, as JSON: its information set
+            /// (`ludo_engine::InfoSet::info`), from which a bot in another
+            /// process decides exactly as the server's own bots do. Equal
+            /// for every state the seat cannot tell from this one: the
+            /// cards it has not seen are in canonical places, not theirs.
+            #[must_use]
+            pub fn info_json(&self, seat: Seat) -> Box<serde_json::value::RawValue> {
+                use ludo_engine::InfoSet as _;
+                match self {
+                    $(AnyGame::$variant(game) => serde_json::value::to_raw_value(&game.info(seat)),)*
+                }
+                .expect("information sets serialize")
+            }
+
             /// Parses a move of this game from its JSON shape (`root` names
             /// where it sits in the request, for the error's field path).
             ///

@@ -487,6 +487,75 @@ pub(crate) fn embedded_index() -> Arc<BoardIndex> {
         .clone()
 }
 
+/// A game's board in JSON: the embedded board as its name (a string), any
+/// other board in full (an object, validated when read). Either way the
+/// index is rebuilt on reading, shared with the cache for the embedded board.
+#[cfg(feature = "serde")]
+pub(crate) mod shared {
+    use std::sync::Arc;
+
+    use serde::de::{self, MapAccess, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Board, BoardIndex, embedded_index};
+
+    pub(crate) fn serialize<S: Serializer>(index: &Arc<BoardIndex>, serializer: S) -> Result<S::Ok, S::Error> {
+        let embedded = embedded_index();
+        if Arc::ptr_eq(index, &embedded) || index.board == embedded.board {
+            serializer.serialize_str(&embedded.board.name)
+        } else {
+            index.board.serialize(serializer)
+        }
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Arc<BoardIndex>, D::Error> {
+        deserializer.deserialize_any(BoardVisitor)
+    }
+
+    struct BoardVisitor;
+
+    impl<'de> Visitor<'de> for BoardVisitor {
+        type Value = Arc<BoardIndex>;
+
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("the embedded board's name or a board")
+        }
+
+        fn visit_str<E: de::Error>(self, name: &str) -> Result<Self::Value, E> {
+            let embedded = embedded_index();
+            if name == embedded.board.name {
+                Ok(embedded)
+            } else {
+                Err(E::custom(format_args!("unknown board `{name}`: only the embedded board (`{}`) goes by name", embedded.board.name)))
+            }
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            let board = Board::deserialize(de::value::MapAccessDeserializer::new(map))?;
+            board.validate().map_err(de::Error::custom)?;
+            let embedded = embedded_index();
+            Ok(if board == embedded.board { embedded } else { Arc::new(BoardIndex::new(board)) })
+        }
+    }
+}
+
+/// A site set (`u128` mask) in JSON: a decimal string, since readers that go
+/// through an intermediate value (`serde_json::Value`, tagged enums) do not
+/// keep integers above `u64`.
+#[cfg(feature = "serde")]
+pub(crate) mod site_set {
+    use serde::{Deserialize, Deserializer, Serializer, de};
+
+    pub(crate) fn serialize<S: Serializer>(mask: &u128, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(mask)
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(de::Error::custom)
+    }
+}
+
 /// Iterates the set bits of a site mask, lowest first.
 pub(crate) fn bits(mut mask: u128) -> impl Iterator<Item = u8> {
     core::iter::from_fn(move || {

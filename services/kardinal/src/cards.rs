@@ -73,6 +73,7 @@ impl core::fmt::Display for CardKind {
 /// A multiset of cards, counted per kind: a hand's order carries no meaning,
 /// so counting keeps equal hands equal and move generation cheap.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct Cards(pub [u8; KINDS]);
 
 impl Cards {

@@ -30,6 +30,7 @@ pub const COUNSELLORS_PER_SEAT: u8 = 8;
 
 /// Where the seat to move is within its turn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(rename_all = "snake_case"))]
 pub(crate) enum Step {
     /// Start of the turn: place, exchange, or (last round) pass.
     Act,
@@ -53,8 +54,17 @@ pub(crate) enum Step {
 ///    shuffled the same way; index 0 is again the top card.
 ///
 /// Nothing else draws from the generator.
+///
+/// # JSON
+/// With the `serde` feature a game (and an [`crate::Info`]) reads and writes
+/// as JSON, so a computer player can be handed one over the network. The
+/// embedded board is written as its name, any other board in full (and
+/// validated when read). A game's generator holds its secret seed: write
+/// infos (whose generator is a fixed one), not live games.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Game {
+    #[cfg_attr(feature = "serde", serde(with = "crate::board::shared"))]
     pub(crate) board: Arc<BoardIndex>,
     pub(crate) variant: Variant,
     pub(crate) players: usize,
@@ -73,7 +83,9 @@ pub struct Game {
     pub(crate) known: Vec<Cards>,
     /// The owner of the abbey on each site, by site index.
     pub(crate) owner: Vec<Option<Seat>>,
-    /// Sites holding an abbey.
+    /// Sites holding an abbey (in JSON a decimal string: readers that go
+    /// through an intermediate value do not keep `u128`s).
+    #[cfg_attr(feature = "serde", serde(with = "crate::board::site_set"))]
     pub(crate) occupied: u128,
     /// Abbeys per country (index) per seat: kept alongside `owner` for speed.
     pub(crate) abbeys: [[u8; MAX_PLAYERS]; 9],

@@ -21,8 +21,10 @@ use ludo_engine::{DeckRng, InfoSet, Seat, Seed};
 use crate::cards::CardKind;
 use crate::game::Game;
 
-/// What one seat knows of a game.
+/// What one seat knows of a game. With the `serde` feature it reads and
+/// writes as JSON (for a computer player in another process).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Info {
     seat: Seat,
     /// The game with the unseen cards in canonical places and a fixed seed.

@@ -1,9 +1,9 @@
 //! The JSON shapes third-party clients rely on (feature `serde`).
 #![cfg(feature = "serde")]
 
-use ludo_engine::testkit::test_seed;
-use ludo_engine::{Engine, Seat, Setup, Viewer};
-use ludo_kardinal::{Board, CardKind, Country, Effect, Game, Move, Options, Placement, Source, Variant, View};
+use ludo_engine::testkit::{random_playout, test_seed};
+use ludo_engine::{DeckRng, Engine, InfoSet, Seat, Setup, Viewer};
+use ludo_kardinal::{Board, CardKind, Country, Effect, Game, Info, Move, Options, Placement, Source, Variant, View};
 use serde_json::{Value, json};
 
 fn to_json<T: serde::Serialize>(v: &T) -> Value {
@@ -174,4 +174,93 @@ fn schema_references_resolve_and_are_namespaced() {
         let name = &part[..part.find('"').unwrap()];
         assert!(names.contains(&name), "dangling reference to {name}");
     }
+}
+
+/// Every seat's info at `state`, written to JSON and read back: equal, written
+/// the same again, also through a `serde_json::Value`, and drawing the same
+/// games as the original. Returns the JSON sizes.
+fn check_info_round_trip(state: &Game, players: usize, draw_seed: u64) -> Vec<usize> {
+    Seat::all(players)
+        .map(|seat| {
+            let info = state.info(seat);
+            let text = serde_json::to_string(&info).expect("an info serialises");
+            let back: Info = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            assert_eq!(back, info);
+            assert_eq!(back.seat(), seat);
+            assert_eq!(serde_json::to_string(&back).unwrap(), text, "written the same again");
+            assert_eq!(serde_json::from_value::<Info>(to_json(&info)).unwrap(), info, "through a Value");
+            let (mut a, mut b) = (DeckRng::new(&test_seed(draw_seed)), DeckRng::new(&test_seed(draw_seed)));
+            for _ in 0..2 {
+                let drawn = Game::determinize(&back, &mut a);
+                assert_eq!(drawn, Game::determinize(&info, &mut b));
+                assert_eq!(drawn.view(Viewer::Seat(seat)), state.view(Viewer::Seat(seat)));
+            }
+            text.len()
+        })
+        .collect()
+}
+
+/// The embedded board with another name: a custom board, written in full.
+fn custom_board() -> Board {
+    Board { name: "custom/test".into(), ..Board::embedded() }
+}
+
+/// A seat's info (for a computer player in another process) survives JSON
+/// at every few moves of 50 random games, and draws the same games after.
+#[test]
+fn infos_round_trip_through_json() {
+    let (mut embedded, mut custom) = (Vec::new(), Vec::new());
+    for n in 0..50u64 {
+        let players = 3 + (n % 3) as usize;
+        let variant = if n % 2 == 0 { Variant::Standard } else { Variant::Dynamic };
+        let board = (n % 5 == 4).then(custom_board);
+        let sizes = if board.is_some() { &mut custom } else { &mut embedded };
+        let setup = Setup { players, options: Options { variant, board, ..Options::default() }, seed: test_seed(n) };
+        let mut moves = 0;
+        let playout = random_playout::<Game>(&setup, n, 2_000, |state, _| {
+            if moves % 15 == 0 {
+                sizes.extend(check_info_round_trip(state, players, n * 1000 + moves));
+            }
+            moves += 1;
+        });
+        sizes.extend(check_info_round_trip(&playout.state, players, n));
+    }
+    for (what, sizes) in [("embedded", &embedded), ("custom", &custom)] {
+        let (min, max) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+        eprintln!("kardinal info JSON, {what} board: {} infos, {min} to {max} bytes", sizes.len());
+    }
+    assert!(*embedded.iter().max().unwrap() < 8_000, "the embedded board goes by name");
+}
+
+/// The board reads as the embedded board's name or as a valid board.
+#[test]
+fn an_info_names_the_embedded_board_and_carries_any_other() {
+    let setup = |board| Setup { players: 3, options: Options { board, ..Options::default() }, seed: test_seed(3) };
+    let (game, _) = Game::new(&setup(None)).unwrap();
+    let info = to_json(&game.info(Seat(0)));
+    assert_eq!(info["game"]["board"], json!(Board::embedded().name));
+    // A board given in full that is the embedded one also goes by name.
+    let (same, _) = Game::new(&setup(Some(Board::embedded()))).unwrap();
+    assert_eq!(to_json(&same.info(Seat(0))), info);
+    let (custom, _) = Game::new(&setup(Some(custom_board()))).unwrap();
+    let custom_info = to_json(&custom.info(Seat(0)));
+    assert_eq!(custom_info["game"]["board"], to_json(&custom_board()));
+    assert_eq!(serde_json::from_value::<Info>(custom_info.clone()).unwrap(), custom.info(Seat(0)));
+
+    let with_board = |info: &Value, board: Value| {
+        let mut info = info.clone();
+        info["game"]["board"] = board;
+        serde_json::from_value::<Info>(info)
+    };
+    // Another name, an invalid board, not a board at all.
+    assert!(with_board(&info, json!("kardinal-und-koenig/reconstructed-v0")).is_err());
+    let mut invalid = to_json(&custom_board());
+    invalid["sites"][1]["id"] = invalid["sites"][0]["id"].clone();
+    assert!(with_board(&custom_info, invalid).is_err());
+    assert!(with_board(&info, json!(null)).is_err());
+    // The embedded board in full reads back as the embedded board.
+    let full = with_board(&info, to_json(&Board::embedded())).unwrap();
+    assert_eq!(full, game.info(Seat(0)));
+    // The occupied sites are a decimal string (no u128 in the JSON).
+    assert_eq!(info["game"]["occupied"], json!("0"));
 }

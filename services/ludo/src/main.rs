@@ -5,6 +5,7 @@ mod copy;
 mod heap;
 mod limits;
 mod probe;
+mod remote;
 mod simulate;
 mod store;
 
@@ -53,6 +54,10 @@ enum Command {
     /// level's share of the wins with a 95% interval, scores, game lengths
     /// and games/s (e.g. `--game battle13 --bots strong,random --games 500`).
     Simulate(simulate::SimulateArgs),
+    /// Play one seat of a game on a server with a computer player running
+    /// here: it reads what its seat knows over the API and moves when it is
+    /// the seat's turn, until the game ends.
+    Bot(remote::BotArgs),
     /// Health probe for containers (no shell or curl needed): GET the URL,
     /// exit 0 on a 2xx answer and 1 on anything else, within the timeout.
     Probe(ProbeArgs),
@@ -401,6 +406,20 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Bot(args) => {
+            init_logging(LogFormat::Human);
+            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
+            match runtime.block_on(remote::run(args)) {
+                Ok(played) => {
+                    println!("game over: seat {} made {} moves; {}", played.seat.0, played.moves, played.status);
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("ludo bot: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::MigrateSchema(args) => match migrate_schema(&args) {
             Ok(message) => {
                 println!("{message}");

@@ -83,6 +83,24 @@ impl GameService {
         Ok((thought.0, version, thought.1))
     }
 
+    /// What the token's seat knows of the game (its information set), for
+    /// a computer player in another process.
+    ///
+    /// # Errors
+    /// `unauthorized` without a valid seat token; `not_found`.
+    pub async fn seat_knowledge(&self, id: &GameId, token: Option<&str>) -> Result<crate::api::SeatKnowledge, ServiceError> {
+        let slot = self.slot(id).await?;
+        let seat = slot.seat(token)?;
+        let current = slot.current();
+        Ok(crate::api::SeatKnowledge {
+            kind: slot.meta.kind.id.into(),
+            version: current.version,
+            seat,
+            status: current.status.clone(),
+            info: current.game.info_json(seat),
+        })
+    }
+
     /// A page of the log, redacted for the caller.
     ///
     /// # Errors

@@ -240,7 +240,8 @@ async fn the_lobby_creates_every_kind_and_lists_filters_and_pages_games() {
             kind: "battle13",
             players: &["Ann", "Bob", "Cid", "Dee"],
             first_seat: 3,
-            options: &[("#opt-target", "50")],
+            // Two seats the server's bots play, chosen per seat.
+            options: &[("#opt-target", "50"), ("#seat-bot-1", "strong"), ("#seat-bot-3", "random")],
             board: false,
         },
     ];
@@ -258,7 +259,11 @@ async fn the_lobby_creates_every_kind_and_lists_filters_and_pages_games() {
                 assert_eq!(state["options"]["variant"], "dynamic", "lobby: #opt-variant");
                 assert_eq!(state["options"]["board"]["name"], BOARD_NAME, "lobby: the board file chosen in #opt-board");
             }
-            "battle13" => assert_eq!(state["options"]["target_crowns"], 50, "lobby: #opt-target"),
+            "battle13" => {
+                assert_eq!(state["options"]["target_crowns"], 50, "lobby: #opt-target");
+                let bots: Vec<&serde_json::Value> = state["seats"].as_array().unwrap().iter().map(|s| &s["bot"]["level"]).collect();
+                assert_eq!(bots, [&json!(null), &json!("strong"), &json!(null), &json!("random")], "lobby: .seat-bot");
+            }
             _ => {}
         }
         made.push((id, links));

@@ -336,6 +336,18 @@ impl Ludo for Api {
         }))
     }
 
+    async fn get_seat_knowledge(&self, request: Request<pb::GetSeatKnowledgeRequest>) -> Result<Response<pb::SeatKnowledge>, Status> {
+        let token = token(&request)?;
+        let known = self.service.seat_knowledge(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(pb::SeatKnowledge {
+            kind: known.kind,
+            version: known.version,
+            seat: u32::from(known.seat.0),
+            status: Some(status_out(&known.status)),
+            info_json: known.info.get().to_string(),
+        }))
+    }
+
     async fn set_autopilot(&self, request: Request<pb::SetAutopilotRequest>) -> Result<Response<pb::Autopilot>, Status> {
         let token = token(&request)?;
         let request = request.into_inner();

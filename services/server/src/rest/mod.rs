@@ -12,7 +12,7 @@ use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
     Autopilot, CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter,
-    MoveAccepted, SetAutopilot, StepPage, StreamEnd, StreamTicket, SubmitMove,
+    MoveAccepted, SeatKnowledge, SetAutopilot, StepPage, StreamEnd, StreamTicket, SubmitMove,
 };
 use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
@@ -45,6 +45,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(legal_moves))
         .routes(routes!(submit_move))
         .routes(routes!(hand_to_bot, take_back_from_bot))
+        .routes(routes!(seat_knowledge))
         .routes(routes!(list_events))
         .routes(routes!(replay))
         .routes(routes!(list_steps))
@@ -188,6 +189,25 @@ async fn submit_move(
     Body(request): Body<SubmitMove>,
 ) -> Result<Json<MoveAccepted>> {
     Ok(Json(app.service.submit(&id, caller.token(), request).await?))
+}
+
+/// What the caller's seat knows of the game: its information set, in its
+/// engine's shape, for a computer player running in the caller's own
+/// process (`ludo bot`, or a program using the `ludo-bots` library). It
+/// holds what the seat's view and the log as it may read it prove, and
+/// nothing more: the cards it has not seen are placed canonically.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/info", tag = "games",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, description = "The seat's information set", body = SeatKnowledge),
+        (status = 401, description = "unauthorized: missing or wrong seat token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn seat_knowledge(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<SeatKnowledge>> {
+    Ok(Json(app.service.seat_knowledge(&id, caller.token()).await?))
 }
 
 /// Hand the caller's seat to a server bot (autopilot): from now on the

@@ -151,7 +151,7 @@ export async function show(app) {
 }
 
 function row(game, kinds) {
-  const players = game.seats.map((s) => s.name);
+  const players = game.seats.map((s) => (s.bot ? `${s.name} (${s.bot.level} bot)` : s.name));
   const finished = game.status.state === 'finished';
   const stateCell = el('td', { 'data-label': 'State' },
     el('span', { class: `badge ${finished ? 'badge-done' : 'badge-live'}` }, finished ? 'Finished' : 'In progress'),
@@ -224,6 +224,11 @@ function createForm(kinds, onCreated) {
     return seatInputs().map((input, i) => input.value.trim() || input.placeholder || PLACEHOLDER_NAMES[i]);
   }
 
+  /// Who plays each seat: '' for a person, else the server bot's level.
+  function playedBy() {
+    return Array.from(seatList.querySelectorAll('select.seat-bot')).map((select) => select.value);
+  }
+
   function addSeatInput() {
     const i = seatInputs().length;
     const id = `seat-name-${i}`;
@@ -232,7 +237,12 @@ function createForm(kinds, onCreated) {
       maxlength: '40', autocomplete: 'off', spellcheck: 'false', 'aria-label': `Name of player ${i + 1}`,
     });
     input.addEventListener('input', syncFirstSeat);
-    seatList.append(el('li', {}, el('label', { for: id, class: 'visually-hidden' }, `Player ${i + 1}`), input));
+    const bot = el('select', { class: 'seat-bot', id: `seat-bot-${i}`, 'aria-label': `Who plays seat ${i + 1}` },
+      el('option', { value: '' }, 'a person'),
+      el('option', { value: 'random' }, 'the computer (random)'),
+      el('option', { value: 'greedy' }, 'the computer (greedy)'),
+      el('option', { value: 'strong' }, 'the computer (strong)'));
+    seatList.append(el('li', {}, el('label', { for: id, class: 'visually-hidden' }, `Player ${i + 1}`), input, ' ', bot));
   }
 
   function syncSeats() {
@@ -346,7 +356,8 @@ function createForm(kinds, onCreated) {
       }
     }
     if (info.kind === 'battle13') options.target_crowns = Number(target.value);
-    const body = { kind: info.kind, players };
+    const bots = playedBy();
+    const body = { kind: info.kind, players: players.map((name, i) => (bots[i] ? { name, bot: { level: bots[i] } } : name)) };
     if (Object.keys(options).length) body.options = options;
     submit.disabled = true;
     submit.textContent = 'Creating…';
