@@ -32,7 +32,7 @@ struct Cli {
 enum Command {
     /// Serve REST and gRPC on one port, with the log in a sled data
     /// directory (the default) or a PostgreSQL database.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Copy every game from one store to another (`--from sled:./data --to
     /// postgres://…`, or back), verifying each game's hash chain in the
     /// target; run it again to resume an interrupted copy. No server may be
@@ -461,7 +461,7 @@ fn main() -> ExitCode {
                     return ExitCode::FAILURE;
                 }
             };
-            match runtime.block_on(serve(args)) {
+            match runtime.block_on(serve(*args)) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(err) => {
                     tracing::error!("{err}");
