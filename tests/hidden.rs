@@ -133,3 +133,42 @@ async fn battle13_knights_stay_hidden_through_the_first_joust() {
     assert!(!battle13_leaks(&own["view"]["joust"], &[]).is_empty(), "the leak detector is blind");
     server.stop().await;
 }
+
+/// What seat `s` knows (`GET /v1/games/{id}/info`) holds its own hand as it
+/// is, and the hands it has not seen in canonical places, not where they
+/// are: at the deal, the hand each other seat's information set shows for
+/// it is never that seat's real hand (each seat's own information set shows
+/// its real hand). If the server sent a seat the full state, they would be
+/// equal every time; placed canonically, they equal by chance only, which
+/// for 13 of 39 knights (or 3 of ~90 cards) does not happen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seats_information_set_holds_no_other_seats_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    for (kind, players, hands) in [("battle13", 4, "/game/joust/held"), ("kardinal", 5, "/game/hands")] {
+        for _ in 0..5 {
+            let names: Vec<String> = (0..players).map(|i| format!("P{i}")).collect();
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let game = rest.create(kind, &names, json!({})).await;
+            let id = game["id"].as_str().unwrap();
+            let mut infos = Vec::new();
+            for seat in 0..players {
+                let known = rest.get(&format!("/v1/games/{id}/info"), token(&game, seat)).await;
+                assert_eq!(known.status, 200, "{known:?}");
+                assert_eq!((known.body["seat"].as_u64(), known.body["version"].as_u64()), (Some(seat as u64), Some(0)));
+                infos.push(known.body["info"].pointer(hands).unwrap_or_else(|| panic!("{kind}: no {hands}")).clone());
+            }
+            for (seat, held) in infos.iter().enumerate() {
+                let own = &infos[seat][seat];
+                assert!(own.as_array().is_some_and(|cards| !cards.is_empty()), "{kind}: seat {seat} holds its hand: {own}");
+                for (other, theirs) in infos.iter().enumerate().filter(|&(other, _)| other != seat) {
+                    assert_ne!(held[other], theirs[other], "{kind}: seat {seat}'s information shows seat {other}'s real hand");
+                }
+            }
+            // Without a seat's token there is no seat to know for.
+            assert_eq!(rest.get(&format!("/v1/games/{id}/info"), None).await.body["code"], "unauthorized");
+        }
+    }
+    server.stop().await;
+}
