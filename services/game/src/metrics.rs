@@ -25,6 +25,13 @@ pub(crate) struct OutcomeLabel {
     pub outcome: String,
 }
 
+/// A server bot's move: its game kind and its level.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct BotLabel {
+    pub kind: String,
+    pub level: String,
+}
+
 /// The service's metrics.
 #[derive(Debug)]
 pub(crate) struct Metrics {
@@ -38,6 +45,9 @@ pub(crate) struct Metrics {
     pub watchers: Gauge,
     pub watched_games: Gauge,
     pub watch_wakeups: Counter,
+    pub bot_moves: Family<BotLabel, Counter>,
+    pub bot_think_seconds: Histogram,
+    pub bots_thinking: Gauge,
 }
 
 impl Metrics {
@@ -68,6 +78,17 @@ impl Metrics {
             "Times a live stream was woken to re-read its game's log (an append to that game, or lost notices)",
             watch_wakeups.clone(),
         );
+        let bot_moves = Family::<BotLabel, Counter>::default();
+        registry.register("bot_moves", "Moves the server's bots made, by game kind and level", bot_moves.clone());
+        // 1 ms to ~16 s: what a bot thinks, within its budget.
+        let bot_think_seconds = Histogram::new(exponential_buckets(0.001, 2.0, 15));
+        registry.register(
+            "bot_think_seconds",
+            "Time a server bot spent choosing a move (its think delay not included)",
+            bot_think_seconds.clone(),
+        );
+        let bots_thinking = Gauge::default();
+        registry.register("bots_thinking", "Server bots choosing a move now (at most --bot-workers)", bots_thinking.clone());
         registry.register_collector(Box::new(StoreStats(store)));
         Metrics {
             registry: std::sync::Mutex::new(registry),
@@ -79,6 +100,9 @@ impl Metrics {
             watchers,
             watched_games,
             watch_wakeups,
+            bot_moves,
+            bot_think_seconds,
+            bots_thinking,
         }
     }
 

@@ -64,6 +64,14 @@ async fn bots_play_every_kind_to_the_end_and_each_move_names_its_bot() {
         let report = ludo_game::export::verify(&service.export(&id, None).await.unwrap());
         assert!(report.valid && report.replayed, "{kind}: {:?}", report.fault);
     }
+    // Counted by kind and level, with the time they thought.
+    let metrics = service.metrics_text();
+    let count = |kind: &str, level: &str| -> f64 {
+        let prefix = format!("ludo_bot_moves_total{{kind=\"{kind}\",level=\"{level}\"}} ");
+        metrics.lines().find_map(|line| line.strip_prefix(prefix.as_str())).map_or(0.0, |n| n.parse().unwrap())
+    };
+    assert!(count("cardinal", "strong") > 0.0 && count("battle13", "greedy") > 0.0, "{metrics}");
+    assert!(metrics.contains("ludo_bot_think_seconds_count") && metrics.contains("ludo_bots_thinking 0"), "{metrics}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -171,7 +171,16 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
     runtime.block_on(async {
         let store = Arc::new(ludo_storage::MemoryStore::new());
         let service = ludo_game::GameService::new(store, Arc::new(ludo_game::SystemClock));
-        let names = (0..players).map(|s| ludo_game::api::Player::named(format!("{} {}", bots[s].level(), s + 1))).collect();
+        // Each seat is recorded as the bot that plays it, and each move as that bot's.
+        let names = (0..players)
+            .map(|s| {
+                let level = ludo_game::bot::BotLevel::parse(bots[s].level().name()).expect("every level has a name");
+                ludo_game::api::Player::bot(
+                    format!("{} {}", bots[s].level(), s + 1),
+                    ludo_game::bot::BotRequest { level, think_ms: Some(0) },
+                )
+            })
+            .collect();
         let created = service
             .create(ludo_game::api::CreateGame { kind: kind.into(), players: names, options: None })
             .await
@@ -192,7 +201,7 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
             let mv = mv.ok_or_else(|| format!("seat {} is to move but its bot found no move", seat.index()))?;
             let submission =
                 ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: Some(version), request_id: None };
-            service.submit(&id, Some(&token), submission).await.map_err(|e| e.to_string())?;
+            service.submit_for_bot(&id, seat, submission).await.map_err(|e| e.to_string())?;
             moves += 1;
         };
         let export = service.export(&id, None).await.map_err(|e| e.to_string())?;

@@ -233,6 +233,20 @@ fn simulate_plays_bots_against_each_other_and_writes_verifiable_records() {
             let verified = ludo(&["verify", file.to_str().unwrap()]);
             assert!(verified.status.success(), "{game} game {n}: {}", String::from_utf8_lossy(&verified.stdout));
             assert!(String::from_utf8_lossy(&verified.stdout).contains("VALID"));
+            // Each seat is recorded as the bot that played it, each move as that bot's.
+            let text = std::fs::read_to_string(&file).unwrap();
+            let lines: Vec<Value> = text.lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+            let bots = lines[1]["bots"].as_array().unwrap().clone();
+            let seats = lines[1]["seats"].as_array().unwrap();
+            for (seat, bot) in bots.iter().enumerate() {
+                assert!(seats[seat].as_str().unwrap().starts_with(bot["level"].as_str().unwrap()), "{game}: seat {seat} is {bot}");
+            }
+            let moves: Vec<&Value> = lines.iter().filter(|l| l["type"] == "move").collect();
+            assert!(!moves.is_empty());
+            for mv in moves {
+                let seat = mv["seat"].as_u64().unwrap() as usize;
+                assert_eq!(mv["bot"]["level"], bots[seat]["level"], "{game}: {mv}");
+            }
         }
     }
     // Bad input is a clear error, and nothing runs.

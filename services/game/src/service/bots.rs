@@ -251,7 +251,7 @@ impl GameService {
                 }
             }
             let request = Submission { mv: MoveInput::Typed(mv), expected_version: Some(current.version), request_id: None };
-            match self.submit_move(&id, Mover::Bot(seat, bot), request).await {
+            match self.submit_as(&id, Mover::Bot(seat, bot), request).await {
                 Ok(_) => store_failures = 0,
                 // The game moved on meanwhile (a person's move, a hand-over,
                 // another replica's bot): look again.
@@ -279,10 +279,16 @@ impl GameService {
         let budget = self.bots.settings.budget;
         // Any seed will do: a bot's move is recorded, never recomputed.
         let seed = rand_seed(current.version);
+        let (thinking, think_seconds) = (self.metrics.bots_thinking.clone(), self.metrics.bot_think_seconds.clone());
         let thought = tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            thinking.inc();
+            let started = Instant::now();
             let mut bot = Bot::new(bot.level.into(), budget, seed);
-            current.game.bot_move(seat, &mut bot)
+            let mv = current.game.bot_move(seat, &mut bot);
+            think_seconds.observe(started.elapsed().as_secs_f64());
+            thinking.dec();
+            mv
         })
         .await;
         match thought {
@@ -292,6 +298,26 @@ impl GameService {
                 None
             }
         }
+    }
+
+    /// Submits `request` for `seat` as the server bot that plays it: its
+    /// record is marked as that bot's move. For programs that run the
+    /// service's bots themselves (`ludo simulate --records`); the server
+    /// plays its bot seats on its own (see [`Self::start_bots`]).
+    ///
+    /// # Errors
+    /// `invalid_input` (field `seat`) when no server bot plays the seat;
+    /// otherwise as [`Self::submit`].
+    pub async fn submit_for_bot(&self, id: &GameId, seat: Seat, request: Submission) -> Result<MoveAccepted, ServiceError> {
+        let slot = self.slot(id).await?;
+        let bot = slot
+            .current()
+            .bots
+            .get(usize::from(seat.0))
+            .copied()
+            .flatten()
+            .ok_or_else(|| ServiceError::invalid("seat", format!("no server bot plays {seat}")))?;
+        self.submit_as(id, Mover::Bot(seat, bot), request).await
     }
 
     /// Hands the token's seat to a server bot, or takes it back

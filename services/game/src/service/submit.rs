@@ -11,10 +11,19 @@ impl GameService {
     /// `game_finished`, `version_conflict`, `request_id_reused`, storage errors.
     /// Nothing is appended unless the answer is `Ok`.
     pub async fn submit(&self, id: &GameId, token: Option<&str>, request: impl Into<Submission>) -> Result<MoveAccepted, ServiceError> {
+        self.submit_as(id, Mover::Token(token), request.into()).await
+    }
+
+    /// [`Self::submit_move`], counted in the move metrics.
+    pub(super) async fn submit_as(&self, id: &GameId, mover: Mover<'_>, request: Submission) -> Result<MoveAccepted, ServiceError> {
         let started = std::time::Instant::now();
-        let answer = self.submit_move(id, Mover::Token(token), request.into()).await;
+        let answer = self.submit_move(id, mover, request).await;
         let outcome = answer.as_ref().map_or_else(ServiceError::code, |_| "accepted");
         self.metrics.observe_move(outcome, started.elapsed());
+        if let (Ok(accepted), Mover::Bot(_, bot)) = (&answer, mover) {
+            let label = crate::metrics::BotLabel { kind: accepted.kind.clone(), level: bot.level.name().into() };
+            self.metrics.bot_moves.get_or_create(&label).inc();
+        }
         answer
     }
 
