@@ -136,18 +136,21 @@ async fn battle13_knights_stay_hidden_through_the_first_joust() {
 
 /// What seat `s` knows (`GET /v1/games/{id}/info`) holds its own hand as it
 /// is, and the hands it has not seen in canonical places, not where they
-/// are: at the deal, the hand each other seat's information set shows for
-/// it is never that seat's real hand (each seat's own information set shows
-/// its real hand). If the server sent a seat the full state, they would be
-/// equal every time; placed canonically, they equal by chance only, which
-/// for 13 of 39 knights (or 3 of ~90 cards) does not happen.
+/// are. At the deal, the hand seat `s`'s information set shows for another
+/// seat is compared with that seat's real hand (each seat's own information
+/// set shows its real hand). If the server sent the full state they would
+/// be equal every time. Placed canonically, they are equal by chance only:
+/// in Battle 13 (13 of 39 unseen knights) never in practice, so every pair
+/// must differ; in Kardinal & König (3-card hands of 5 kinds) often enough
+/// that only the share of equal pairs is bounded, well below all of them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seats_information_set_holds_no_other_seats_hand() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
-    for (kind, players, hands) in [("battle13", 4, "/game/joust/held"), ("kardinal", 5, "/game/hands")] {
-        for _ in 0..5 {
+    for (kind, players, hands, games) in [("battle13", 4, "/game/joust/held", 5), ("kardinal", 5, "/game/hands", 20)] {
+        let (mut pairs, mut equal) = (0, 0);
+        for _ in 0..games {
             let names: Vec<String> = (0..players).map(|i| format!("P{i}")).collect();
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let game = rest.create(kind, &names, json!({})).await;
@@ -163,11 +166,17 @@ async fn a_seats_information_set_holds_no_other_seats_hand() {
                 let own = &infos[seat][seat];
                 assert!(own.as_array().is_some_and(|cards| !cards.is_empty()), "{kind}: seat {seat} holds its hand: {own}");
                 for (other, theirs) in infos.iter().enumerate().filter(|&(other, _)| other != seat) {
-                    assert_ne!(held[other], theirs[other], "{kind}: seat {seat}'s information shows seat {other}'s real hand");
+                    pairs += 1;
+                    equal += usize::from(held[other] == theirs[other]);
                 }
             }
             // Without a seat's token there is no seat to know for.
             assert_eq!(rest.get(&format!("/v1/games/{id}/info"), None).await.body["code"], "unauthorized");
+        }
+        eprintln!("{kind}: {equal} of {pairs} hands shown to another seat were the real one");
+        match kind {
+            "battle13" => assert_eq!(equal, 0, "battle13: a seat's information showed another seat's real hand"),
+            _ => assert!(equal * 2 < pairs, "{kind}: {equal} of {pairs} hands shown to other seats were the real ones"),
         }
     }
     server.stop().await;

@@ -218,6 +218,45 @@ async fn every_answer_matches_the_served_document() {
     let ann = game["seats"][0]["token"].as_str();
     let bob = game["seats"][1]["token"].as_str();
     let moves = format!("/v1/games/{id}/moves");
+    // Bot seats: created, read, handed over and back, their records and what a seat knows.
+    let created = rest
+        .post(
+            "/v1/games",
+            None,
+            &json!({"kind": "cardinal", "players": ["Ann", {"name": "Robo", "bot": {"level": "random", "think_ms": 0}}]}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{created:?}");
+    check("post", "/v1/games", &created);
+    let bot_game = created.body["id"].as_str().unwrap().to_string();
+    let robo_owner = created.body["seats"][0]["token"].as_str().unwrap().to_string();
+    let known = rest.get(&format!("/v1/games/{bot_game}/info"), Some(&robo_owner)).await;
+    assert_eq!(known.status, 200, "{known:?}");
+    check("get", "/v1/games/{id}/info", &known);
+    let handed =
+        rest.put(&format!("/v1/games/{bot_game}/autopilot"), Some(&robo_owner), &json!({"bot": {"level": "greedy", "think_ms": 0}})).await;
+    assert_eq!(handed.status, 200, "{handed:?}");
+    check("put", "/v1/games/{id}/autopilot", &handed);
+    let back = rest.delete(&format!("/v1/games/{bot_game}/autopilot"), Some(&robo_owner)).await;
+    assert_eq!(back.status, 200, "{back:?}");
+    check("delete", "/v1/games/{id}/autopilot", &back);
+    for (path, token) in [
+        (format!("/v1/games/{bot_game}"), None),
+        (format!("/v1/games/{bot_game}/events"), Some(robo_owner.as_str())),
+        (format!("/v1/games/{bot_game}/steps"), None),
+    ] {
+        let answer = rest.get(&path, token).await;
+        check("get", &path, &answer);
+    }
+    for (method, answer) in [
+        ("put", rest.put(&format!("/v1/games/{bot_game}/autopilot"), Some(&robo_owner), &json!({"bot": {"level": "genius"}})).await),
+        ("put", rest.put(&format!("/v1/games/{bot_game}/autopilot"), None, &json!({"bot": {"level": "random"}})).await),
+        ("delete", rest.delete(&format!("/v1/games/{bot_game}/autopilot"), None).await),
+        ("get", rest.get(&format!("/v1/games/{bot_game}/info"), None).await),
+    ] {
+        assert!(answer.status == 400 || answer.status == 401, "{answer:?}");
+        check(method, if method == "get" { "/v1/games/{id}/info" } else { "/v1/games/{id}/autopilot" }, &answer);
+    }
     let refusals: Vec<(&str, String, Answer)> = vec![
         ("post", "/v1/games".into(), rest.post("/v1/games", None, &json!({"kind": "chess", "players": ["A", "B"]})).await),
         ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "text/plain", "{}").await),
