@@ -21,8 +21,8 @@ use serde_json::{Value, json};
 /// Arguments of `ludo bot`.
 #[derive(Args, Debug)]
 pub struct BotArgs {
-    /// The server's base URL (plain HTTP: a TLS-terminating proxy in front
-    /// of the server, or a tunnel, for a server elsewhere).
+    /// The server's base URL, plain HTTP only (reach a server elsewhere
+    /// through a local tunnel, such as `ssh -L` or stunnel in client mode).
     #[arg(long, env = "LUDO_SERVER", default_value = "http://127.0.0.1:8080")]
     server: String,
     /// The game's id.
