@@ -84,3 +84,70 @@ async fn battle13_to_the_end_of_a_joust_through_the_boards() {
     watcher.close().await;
     t.finish();
 }
+
+/// Autopilot from the play page: Ann hands her seat to the computer, which
+/// plays her turn (the board follows), then takes it back; Bob's page shows
+/// who plays Ann's seat. Against the API: the seat's bot, its records.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_hands_the_seat_to_the_computer_and_takes_it_back() {
+    let Some(t) = Test::start("autopilot", &["--bot-think-ms", "300"]) else { return };
+    let created = t.create(json!({"kind": "cardinal", "players": ["Ann", "Bob"], "options": {"first_seat": 0}})).await;
+    let id = created["id"].as_str().unwrap();
+    let seats = open_seats(&t, &created).await;
+    let (ann, bob) = (&seats[0], &seats[1]);
+    wait_live(&[ann, bob]).await;
+    ann.wait_js(
+        "#autopilot offering the computer to Ann",
+        "const a = document.querySelector('#autopilot'); const on = document.querySelector('#autopilot-on');
+         return a && !a.hidden && on && !on.hidden && a.dataset.bot === '';",
+        vec![],
+    )
+    .await;
+    ann.element("#autopilot-level").await.select_by_value("random").await.unwrap();
+    ann.screenshot("autopilot-offered").await;
+    ann.element("#autopilot-on").await.click().await.unwrap();
+    // Recorded, and shown: the seat is the random bot's.
+    ann.wait_js(
+        "#autopilot[data-bot=random] with #autopilot-off to take the seat back",
+        "const a = document.querySelector('#autopilot'); const off = document.querySelector('#autopilot-off');
+         return a && a.dataset.bot === 'random' && off && !off.hidden;",
+        vec![],
+    )
+    .await;
+    let state = t.get(&format!("/v1/games/{id}"), None).await;
+    assert_eq!(state["seats"][0]["bot"]["level"], "random", "the API: seat 0 is the random bot's");
+    // The bot plays Ann's turn (a build and a cardinal move), and both pages follow.
+    let version = ann.wait_version_at_least(3, "the bot played Ann's turn").await;
+    bob.wait_version_at_least(version, "Bob's page follows the bot's moves").await;
+    bob.wait_js(
+        "Bob's page names Ann's seat as the random bot's",
+        "const h = document.querySelector('.game-title'); return h && h.textContent.includes('Ann (random bot)');",
+        vec![],
+    )
+    .await;
+    ann.screenshot("autopilot-on").await;
+    let events = t.get(&format!("/v1/games/{id}/events"), None).await;
+    let events = events["events"].as_array().unwrap();
+    assert_eq!(events[1]["type"], "seat_bot", "{events:?}");
+    assert!(events[2..].iter().filter(|e| e["seat"] == 0).all(|e| e["bot"]["level"] == "random"), "{events:?}");
+    // Taken back: recorded, shown, and the seat waits for Ann again.
+    ann.element("#autopilot-off").await.click().await.unwrap();
+    ann.wait_js(
+        "#autopilot offering the computer again",
+        "const a = document.querySelector('#autopilot'); const on = document.querySelector('#autopilot-on');
+         return a && a.dataset.bot === '' && on && !on.hidden;",
+        vec![],
+    )
+    .await;
+    let state = t.get(&format!("/v1/games/{id}"), None).await;
+    assert!(state["seats"][0].get("bot").is_none(), "the API: seat 0 is Ann's again: {state}");
+    let events = t.get(&format!("/v1/games/{id}/events?from={}", state["version"]), None).await;
+    assert_eq!(events["events"][0]["type"], "seat_bot");
+    assert_eq!(events["events"][0]["handover"]["bot"], Value::Null);
+    assert_no_problem(&[ann, bob]).await;
+    ann.screenshot("autopilot-off").await;
+    for page in seats {
+        page.close().await;
+    }
+    t.finish();
+}

@@ -117,6 +117,11 @@ export const api = {
     if (expectedVersion != null) body.expected_version = expectedVersion;
     return (await request('POST', `/v1/games/${enc(id)}/moves`, { token, body })).json;
   },
+  /** Hands the token's seat to a server bot of `level` (autopilot). */
+  handToBot: async (id, token, level) =>
+    (await request('PUT', `/v1/games/${enc(id)}/autopilot`, { token, body: { bot: { level } } })).json,
+  /** Takes the token's seat back from its bot. */
+  takeBack: async (id, token) => (await request('DELETE', `/v1/games/${enc(id)}/autopilot`, { token })).json,
   steps: (id, token, from = 0, limit = 1000) =>
     getJson(`/v1/games/${enc(id)}/steps?from=${from}&limit=${limit}`, token),
   /** Every step, following `next_from` until the last page. */

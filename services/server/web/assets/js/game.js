@@ -101,10 +101,54 @@ export async function show(app, { id, page }) {
   const rawPre = el('pre', { class: 'raw' });
   const raw = el('details', { id: 'raw-view', class: 'raw-view' }, el('summary', {}, 'Raw state (JSON from the API)'), rawPre);
 
+  // Autopilot: the seat's player hands the seat to the server's bot and takes it back.
+  const autopilotLevel = el('select', { id: 'autopilot-level', 'aria-label': 'How well the computer plays' },
+    el('option', { value: 'random' }, 'random'),
+    el('option', { value: 'greedy' }, 'greedy'),
+    el('option', { value: 'strong', selected: true }, 'strong'));
+  const autopilotText = el('p', { class: 'small', id: 'autopilot-text' });
+  const autopilotOn = el('button', { type: 'button', class: 'btn btn-small', id: 'autopilot-on' }, 'Let the computer play for me');
+  const autopilotOff = el('button', { type: 'button', class: 'btn btn-small', id: 'autopilot-off' }, 'Take my seat back');
+  const autopilot = el('section', { class: 'panel', id: 'autopilot', 'aria-labelledby': 'autopilot-title', hidden: true },
+    el('h2', { id: 'autopilot-title' }, 'Autopilot'), autopilotText,
+    el('p', { class: 'row gap wrap' }, autopilotLevel, autopilotOn, autopilotOff));
+
+  async function setAutopilot(level) {
+    if (busy || gone || !playing) return;
+    busy = true;
+    showProblem(null);
+    try {
+      if (level) await api.handToBot(id, token, level);
+      else await api.takeBack(id, token);
+      await refresh();
+    } catch (err) {
+      showProblem(err instanceof ApiError ? err.problem : { detail: String(err), code: 'error' });
+      await refresh();
+    } finally {
+      busy = false;
+    }
+  }
+  autopilotOn.addEventListener('click', () => setAutopilot(autopilotLevel.value));
+  autopilotOff.addEventListener('click', () => setAutopilot(null));
+
+  function drawAutopilot() {
+    const me = game.viewer_seat;
+    const inPlay = game.status.state !== 'finished';
+    autopilot.hidden = !playing || me == null || !inPlay;
+    const bot = me != null ? (game.seats[me] || {}).bot : null;
+    autopilot.dataset.bot = bot ? bot.level : '';
+    autopilotText.textContent = bot
+      ? `The computer (${bot.level}) plays your seat. Your moves still count if you make one.`
+      : 'You play your seat. The computer can take it over, and you can take it back at any time.';
+    autopilotOn.hidden = Boolean(bot);
+    autopilotLevel.hidden = Boolean(bot);
+    autopilotOff.hidden = !bot;
+  }
+
   const movesTitle = el('h2', { id: 'moves-title' }, playing ? 'Your moves' : 'Moves');
   const movesSection = el('section', { class: 'panel moves', 'aria-labelledby': 'moves-title' },
     movesTitle, movesHint, movesFilter, moves);
-  const side = el('aside', { class: 'side' }, problem, movesSection,
+  const side = el('aside', { class: 'side' }, problem, movesSection, autopilot,
     el('section', { class: 'panel', 'aria-labelledby': 'recent-title' }, el('h2', { id: 'recent-title' }, 'Latest'), recent));
 
   app.replaceChildren(
@@ -175,7 +219,7 @@ export async function show(app, { id, page }) {
 
   function draw(text) {
     const finished = game.status.state === 'finished';
-    const names = game.seats.map((s) => s.name);
+    const names = game.seats.map((s) => (s.bot ? `${s.name} (${s.bot.level} bot)` : s.name));
     const me = game.viewer_seat;
     title.textContent = `${kindName(game.kind)}: ${listJoin(names)}`;
     subtitle.replaceChildren(...[
@@ -209,6 +253,7 @@ export async function show(app, { id, page }) {
       movesHint.textContent = `${legal.length} legal move${legal.length === 1 ? '' : 's'}. Act on the board, or pick one here.`;
     }
     movesTitle.textContent = finished ? 'Result' : playing ? 'Your moves' : 'Moves';
+    drawAutopilot();
     movesFilter.hidden = legal.length <= 12;
     applyFilter();
     rawPre.textContent = text;
