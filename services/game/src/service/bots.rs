@@ -333,11 +333,7 @@ impl GameService {
             let slot = self.slot(id).await?;
             let seat = slot.seat(token)?;
             // A hand-over appends a record, as a move does: limited alike.
-            if let Some(limiter) = &self.seat_moves {
-                limiter
-                    .check(&(slot.meta.stream, seat))
-                    .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after })?;
-            }
+            self.limit_seat(slot.meta.stream, seat)?;
             let writer = Arc::clone(&slot.writer).lock_owned().await;
             if !writer.evicted {
                 break (slot, seat, writer);
@@ -360,21 +356,7 @@ impl GameService {
         bots[usize::from(seat.0)] = bot;
         let summary = StoredSummary::of(&slot.meta, (seq, &current.status), &bots, &at);
         let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-        let appended =
-            self.store.append(AppendRequest::at(slot.meta.stream, seq, vec![record.to_bytes()]).with_summary(summary.to_bytes())).await;
-        if let Err(err) = appended {
-            if !(self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
-                writer.evicted = true;
-                self.evict(slot.meta.stream);
-            }
-            return Err(match err {
-                StoreError::Conflict { actual_next, .. } => {
-                    ServiceError::VersionConflict { expected: current.version, current: actual_next.saturating_sub(1) }
-                }
-                other => other.into(),
-            });
-        }
-        writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        self.append_next(&slot, &mut writer, &record, &summary, current.version).await?;
         if let Some(history) = slot.history.write().expect("history lock").as_mut() {
             history.push(Applied::SeatBot { seat, bot }, Vec::new(), &current.game);
         }

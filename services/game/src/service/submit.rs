@@ -82,10 +82,8 @@ impl GameService {
                 Mover::Bot(seat, _) => seat,
             };
             // People are limited; the server's own bots are bounded by its workers.
-            if let (Some(limiter), Mover::Token(_)) = (&self.seat_moves, mover) {
-                limiter
-                    .check(&(slot.meta.stream, seat))
-                    .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after })?;
+            if let Mover::Token(_) = mover {
+                self.limit_seat(slot.meta.stream, seat)?;
             }
             let writer = Arc::clone(&slot.writer).lock_owned().await;
             if !writer.evicted {
@@ -134,26 +132,7 @@ impl GameService {
         let summary = StoredSummary::of(&slot.meta, (seq, &status), &current.bots, &at);
         // Watchers hear of the record once reads return it (when this drops).
         let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-        let appended =
-            self.store.append(AppendRequest::at(slot.meta.stream, seq, vec![record.to_bytes()]).with_summary(summary.to_bytes())).await;
-        if let Err(err) = appended {
-            // The store may hold more than this cache knows (a failed flush
-            // after a write): forget the game so the next request reloads it.
-            // A conflict wrote nothing: on a shared store the cache is only
-            // behind, and the next use catches it up record by record.
-            if !(self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
-                writer.evicted = true;
-                self.evict(slot.meta.stream);
-            }
-            return Err(match err {
-                StoreError::Conflict { actual_next, .. } => ServiceError::VersionConflict {
-                    expected: request.expected_version.unwrap_or(current.version),
-                    current: actual_next.saturating_sub(1),
-                },
-                other => other.into(),
-            });
-        }
-        writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        self.append_next(&slot, &mut writer, &record, &summary, request.expected_version.unwrap_or(current.version)).await?;
         if let Some(request_id) = request.request_id {
             writer.request_ids.insert(request_id, seq);
         }
@@ -166,6 +145,51 @@ impl GameService {
         drop(writer);
         self.wake_bots(slot.meta.stream, &now);
         Ok(answer)
+    }
+
+    /// Counts a record the seat asks for (a move, a hand-over) against its
+    /// limit, when moves per seat are limited.
+    pub(super) fn limit_seat(&self, stream: StreamId, seat: Seat) -> Result<(), ServiceError> {
+        match &self.seat_moves {
+            Some(limiter) => limiter
+                .check(&(stream, seat))
+                .map_err(|retry_after| ServiceError::RateLimited { what: "moves from this seat", retry_after }),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends `record`, the game's next, with the game's `summary` after
+    /// it, as the game's single writer (`writer`, locked), and chains the
+    /// writer to it. The one path every record after record 0 is written
+    /// by. Refused, it appended nothing: a conflict is `version_conflict`
+    /// against `expected`, the version the caller decided on.
+    pub(super) async fn append_next(
+        &self,
+        slot: &Slot,
+        writer: &mut Writer,
+        record: &Record,
+        summary: &StoredSummary,
+        expected: u64,
+    ) -> Result<(), ServiceError> {
+        let request = AppendRequest::at(slot.meta.stream, record.seq, vec![record.to_bytes()]).with_summary(summary.to_bytes());
+        if let Err(err) = self.store.append(request).await {
+            // The store may hold more than this cache knows (a failed flush
+            // after a write): forget the game so the next request reloads it.
+            // A conflict wrote nothing: on a shared store the cache is only
+            // behind, and the next use catches it up record by record.
+            if !(self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
+                writer.evicted = true;
+                self.evict(slot.meta.stream);
+            }
+            return Err(match err {
+                StoreError::Conflict { actual_next, .. } => {
+                    ServiceError::VersionConflict { expected, current: actual_next.saturating_sub(1) }
+                }
+                other => other.into(),
+            });
+        }
+        writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
+        Ok(())
     }
 
     /// The first answer to a request id, if this is an exact retry.
