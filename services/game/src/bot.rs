@@ -36,6 +36,16 @@ impl From<BotLevel> for ludo_bots::Level {
     }
 }
 
+impl From<ludo_bots::Level> for BotLevel {
+    fn from(level: ludo_bots::Level) -> Self {
+        match level {
+            ludo_bots::Level::Random => BotLevel::Random,
+            ludo_bots::Level::Greedy => BotLevel::Greedy,
+            ludo_bots::Level::Strong => BotLevel::Strong,
+        }
+    }
+}
+
 impl BotLevel {
     /// The level's name in the API.
     #[must_use]
@@ -43,17 +53,12 @@ impl BotLevel {
         ludo_bots::Level::from(self).name()
     }
 
-    /// The level named `name`.
+    /// The level named `name` (the bots' own names).
     ///
     /// # Errors
     /// For any other name.
     pub fn parse(name: &str) -> Result<BotLevel, String> {
-        match name {
-            "random" => Ok(BotLevel::Random),
-            "greedy" => Ok(BotLevel::Greedy),
-            "strong" => Ok(BotLevel::Strong),
-            other => Err(format!("unknown bot level `{other}`: expected random, greedy or strong")),
-        }
+        name.parse::<ludo_bots::Level>().map(BotLevel::from).map_err(|unknown| unknown.to_string())
     }
 }
 

@@ -174,7 +174,7 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
         // Each seat is recorded as the bot that plays it, and each move as that bot's.
         let names = (0..players)
             .map(|s| {
-                let level = ludo_game::bot::BotLevel::parse(bots[s].level().name()).expect("every level has a name");
+                let level = ludo_game::bot::BotLevel::from(bots[s].level());
                 ludo_game::api::Player::bot(
                     format!("{} {}", bots[s].level(), s + 1),
                     ludo_game::bot::BotRequest { level, think_ms: Some(0) },

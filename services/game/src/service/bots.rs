@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use ludo_bots::{Bot, Budget};
 
-use super::submit::Mover;
+use super::submit::{Cached, Mover};
 use super::*;
 use crate::api::{Autopilot, SetAutopilot};
 use crate::record::SeatBotRecord;
@@ -329,16 +329,8 @@ impl GameService {
     /// `version_conflict` when another server changed the game at the same
     /// moment, storage errors. Nothing is appended unless the answer is `Ok`.
     pub async fn set_autopilot(&self, id: &GameId, token: Option<&str>, request: SetAutopilot) -> Result<Autopilot, ServiceError> {
-        let (slot, seat, mut writer) = loop {
-            let slot = self.slot(id).await?;
-            let seat = slot.seat(token)?;
-            // A hand-over appends a record, as a move does: limited alike.
-            self.limit_seat(slot.meta.stream, seat)?;
-            let writer = Arc::clone(&slot.writer).lock_owned().await;
-            if !writer.evicted {
-                break (slot, seat, writer);
-            }
-        };
+        // A hand-over appends a record, as a move does: limited alike.
+        let (slot, seat, mut writer) = self.writing(id, Mover::Token(token), Cached::IsLatest).await?;
         let current = slot.current();
         if current.status.is_finished() {
             return Err(ServiceError::GameFinished);

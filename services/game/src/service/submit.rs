@@ -68,28 +68,7 @@ impl GameService {
     /// One try of [`Self::submit_move`], on the game as cached (`MayBeBehind`)
     /// or as the store has it (`IsLatest`: caught up first on a shared store).
     async fn submit_on(&self, id: &GameId, mover: Mover<'_>, request: Submission, cached: Cached) -> Result<MoveAccepted, ServiceError> {
-        // The game the cache holds, locked for writing. If the cache forgot
-        // it between the lookup and the lock (a tiny window, but a reader
-        // could reload it in between and never see this move), the log is
-        // the truth: load it again.
-        let (slot, seat, mut writer) = loop {
-            let slot = match cached {
-                Cached::IsLatest => self.slot(id).await?,
-                Cached::MayBeBehind => self.cached_slot(id.stream()).await?,
-            };
-            let seat = match mover {
-                Mover::Token(token) => slot.seat(token)?,
-                Mover::Bot(seat, _) => seat,
-            };
-            // People are limited; the server's own bots are bounded by its workers.
-            if let Mover::Token(_) = mover {
-                self.limit_seat(slot.meta.stream, seat)?;
-            }
-            let writer = Arc::clone(&slot.writer).lock_owned().await;
-            if !writer.evicted {
-                break (slot, seat, writer);
-            }
-        };
+        let (slot, seat, mut writer) = self.writing(id, mover, cached).await?;
         let current = slot.current();
         if let Some(request_id) = &request.request_id
             && let Some(&seq) = writer.request_ids.get(request_id)
@@ -145,6 +124,37 @@ impl GameService {
         drop(writer);
         self.wake_bots(slot.meta.stream, &now);
         Ok(answer)
+    }
+
+    /// The game locked for writing by `mover`'s seat: the game the cache
+    /// holds (`cached`), the seat (a person's counted against its limit; the
+    /// server's own bots are bounded by its workers), and the writer lock.
+    /// If the cache forgot the game between the lookup and the lock (a tiny
+    /// window, but a reader could reload it in between and never see this
+    /// record), the log is the truth: it is loaded again.
+    pub(super) async fn writing(
+        &self,
+        id: &GameId,
+        mover: Mover<'_>,
+        cached: Cached,
+    ) -> Result<(Arc<Slot>, Seat, tokio::sync::OwnedMutexGuard<Writer>), ServiceError> {
+        loop {
+            let slot = match cached {
+                Cached::IsLatest => self.slot(id).await?,
+                Cached::MayBeBehind => self.cached_slot(id.stream()).await?,
+            };
+            let seat = match mover {
+                Mover::Token(token) => slot.seat(token)?,
+                Mover::Bot(seat, _) => seat,
+            };
+            if let Mover::Token(_) = mover {
+                self.limit_seat(slot.meta.stream, seat)?;
+            }
+            let writer = Arc::clone(&slot.writer).lock_owned().await;
+            if !writer.evicted {
+                return Ok((slot, seat, writer));
+            }
+        }
     }
 
     /// Counts a record the seat asks for (a move, a hand-over) against its
@@ -227,7 +237,7 @@ pub(super) enum Mover<'a> {
 
 /// Whether a submission may use the cached game as it is.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Cached {
+pub(super) enum Cached {
     /// The cache is the latest state (this process is the only writer), or
     /// must be made so first.
     IsLatest,
