@@ -83,7 +83,7 @@ async fn a_whole_match_over_grpc() {
             kind: "battle13".into(),
             players: ["North", "East", "South", "West"].iter().map(|s| s.to_string()).collect(),
             options: None,
-            bots: Default::default(),
+            ..Default::default()
         })
         .await
         .unwrap()

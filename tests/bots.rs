@@ -199,6 +199,7 @@ async fn a_battle13_match_of_bots_over_grpc() {
             players: ["North", "East", "South", "West"].iter().map(|s| s.to_string()).collect(),
             options: None,
             bots,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -506,6 +507,7 @@ async fn bad_bot_seats_create_no_game() {
         players: vec!["Ann".into(), "Bob".into()],
         options: None,
         bots: bots.into_iter().map(|(seat, level, think_ms)| (seat, pb::BotRequest { level, think_ms })).collect(),
+        ..Default::default()
     };
     let random = pb::BotLevel::Random as i32;
     for bots in
@@ -516,7 +518,13 @@ async fn bad_bot_seats_create_no_game() {
         assert_eq!(status.get_details_error_info().expect("an ErrorInfo").reason, "invalid_input");
     }
     let listed = grpc
-        .list_games(pb::ListGamesRequest { kind: String::new(), state: pb::GameStateFilter::Any.into(), after: String::new(), limit: 0 })
+        .list_games(pb::ListGamesRequest {
+            kind: String::new(),
+            state: pb::GameStateFilter::Any.into(),
+            after: String::new(),
+            limit: 0,
+            open: false,
+        })
         .await
         .unwrap()
         .into_inner();

@@ -20,7 +20,7 @@ async fn a_full_game_over_grpc_matches_rest() {
             kind: "cardinal".into(),
             players: vec!["Ann".into(), "Bob".into(), "Cid".into()],
             options: Some(options),
-            bots: Default::default(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -53,6 +53,7 @@ async fn a_full_game_over_grpc_matches_rest() {
             state: pb::GameStateFilter::Finished.into(),
             after: String::new(),
             limit: 0,
+            open: false,
         })
         .await
         .unwrap()

@@ -100,7 +100,7 @@ async fn full_games_over_grpc_at_three_and_five_players() {
     for (players, seed) in [(3usize, 41u64), (5, 42)] {
         let names: Vec<String> = ["Ann", "Bob", "Cid", "Dee", "Eve"][..players].iter().map(|s| s.to_string()).collect();
         let created = grpc
-            .create_game(pb::CreateGameRequest { kind: "kardinal".into(), players: names, options: None, bots: Default::default() })
+            .create_game(pb::CreateGameRequest { kind: "kardinal".into(), players: names, options: None, ..Default::default() })
             .await
             .unwrap()
             .into_inner();

@@ -285,4 +285,9 @@ impl Engine for Game {
     fn narrate(&self, effect: &Effect, seats: &[String]) -> String {
         crate::narrate::narrate(effect, seats)
     }
+
+    /// The two camps (B13-5): seats 0 and 2 against seats 1 and 3.
+    fn sides(_players: usize) -> Vec<Vec<Seat>> {
+        [Camp::of(Seat(0)), Camp::of(Seat(1))].into_iter().map(|camp| camp.seats().to_vec()).collect()
+    }
 }

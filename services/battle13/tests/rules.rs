@@ -815,3 +815,14 @@ fn the_test_constructor_refuses_a_deal_that_is_not_the_52_knights() {
     let bad = [knights("E1-13"), knights("E1-13"), knights("D1-13"), knights("L1-13")];
     assert!(matches!(Game::with_first_deal(&setup(1, None, 20), bad), Err(SetupError::InvalidOption { field: "hands", .. })));
 }
+
+/// B13-5: the game's sides are its two camps, partners facing each other.
+#[test]
+fn b13_5_the_sides_are_the_two_camps() {
+    let sides = Game::sides(4);
+    assert_eq!(sides, vec![vec![Seat(0), Seat(2)], vec![Seat(1), Seat(3)]]);
+    for side in &sides {
+        let camps: Vec<Camp> = side.iter().map(|&seat| Camp::of(seat)).collect();
+        assert!(camps.windows(2).all(|pair| pair[0] == pair[1]), "a side is one camp");
+    }
+}

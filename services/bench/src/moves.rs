@@ -221,12 +221,7 @@ pub async fn grpc(server: &Server, playouts: &[Arc<Playout>], clients: usize, se
                     pb::Options { game: Some(pb::options::Game::Cardinal(ludo_proto::cardinal::Options { first_seat: Some(0) })) };
                 let players = ["A", "B", "C", "D"].map(String::from).to_vec();
                 let created = ludo
-                    .create_game(pb::CreateGameRequest {
-                        kind: "cardinal".into(),
-                        players,
-                        options: Some(options),
-                        bots: Default::default(),
-                    })
+                    .create_game(pb::CreateGameRequest { kind: "cardinal".into(), players, options: Some(options), ..Default::default() })
                     .await
                     .map_err(|e| format!("a Cardinal game was not created: {e}"))?
                     .into_inner();

@@ -97,6 +97,14 @@ pub trait Engine: Clone + PartialEq + core::fmt::Debug + Send + Sync + Sized + '
     /// current one): it supplies what the game was set up with, such as a
     /// custom board's names; narration never depends on the state's progress.
     fn narrate(&self, effect: &Self::Effect, seats: &[String]) -> String;
+
+    /// The sides of a game of `players` seats: the seats that win or lose
+    /// together. Each seat alone unless the game has partnerships. A game
+    /// of exactly two sides ends when one of them resigns.
+    #[must_use]
+    fn sides(players: usize) -> Vec<Vec<Seat>> {
+        (0..players).filter_map(|seat| u8::try_from(seat).ok()).map(|seat| vec![Seat(seat)]).collect()
+    }
 }
 
 /// What one seat knows of a game, and full states drawn from it: what a

@@ -40,7 +40,8 @@ fn finished_game(kind: &str, players: usize, options: Value, at_least: usize) ->
             kind: kind.id.into(),
             ruleset: kind.ruleset.into(),
             options: new.options.clone(),
-            seats: (0..players).map(|i| format!("P{i}")).collect(),
+            seats: (0..players).map(|i| Some(format!("P{i}"))).collect(),
+            public: false,
             bots: vec![None; players],
             seed_commitment: sha256_hex(&seed.0),
         };

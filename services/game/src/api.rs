@@ -3,13 +3,14 @@
 //! (options, moves, views, effects) are JSON values whose schemas are the
 //! engines' own, named in the OpenAPI document.
 
-use ludo_engine::{Seat, Status};
+use ludo_engine::Seat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::bot::{BotMark, BotRequest, BotSeat};
 use crate::kinds::{AnyEffect, AnyMove, AnyView};
+use crate::status::Status;
 
 /// A game kind this server hosts.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
@@ -39,14 +40,21 @@ pub struct CreateGame {
     /// Game kind (see `GET /v1/kinds`).
     #[schema(example = "cardinal")]
     pub kind: String,
-    /// The seats in seat order (seat 0 first): each a player's name, or
-    /// `{"name": …, "bot": {"level": …}}` for a seat the server's bot plays.
-    #[schema(example = json!(["Ann", {"name": "Robot", "bot": {"level": "strong"}}]), value_type = Vec<crate::schema::PlayerSchema>)]
-    pub players: Vec<Player>,
+    /// The seats in seat order (seat 0 first): each a player's name,
+    /// `{"name": …, "bot": {"level": …}}` for a seat the server's bot plays,
+    /// or `null` for a seat left open for someone to join. A game with open
+    /// seats waits until every seat is taken.
+    #[schema(example = json!(["Ann", {"name": "Robot", "bot": {"level": "strong"}}]), value_type = Vec<Option<crate::schema::PlayerSchema>>)]
+    pub players: Vec<Option<Player>>,
     /// Game options; omitted or null means the kind's defaults.
     #[serde(default)]
     #[schema(value_type = Option<crate::schema::GameOptions>)]
     pub options: Option<Value>,
+    /// Whether anyone may join the open seats from the lobby listing
+    /// (`GET /v1/games?open=true`), not only the holders of their
+    /// invitations. Needs an open seat.
+    #[serde(default)]
+    pub public: bool,
 }
 
 /// A seat of a new game: its player's name and, for a seat the server
@@ -136,12 +144,21 @@ pub struct CreatedGame {
     pub kind: String,
     /// Version of the new game (always 0: the `game_created` record).
     pub version: u64,
-    /// Each seat's name and secret token. Tokens are shown only here, once:
-    /// the server keeps only their hashes.
+    /// Each seat taken at creation, with its name and secret token (seats
+    /// left open are not here: see `invitations`). Tokens are shown only
+    /// here, once: the server keeps only their hashes.
     pub seats: Vec<SeatToken>,
+    /// The game-admin token: cancels the game while seats are open,
+    /// reissues a seat's token, hands a seat to a bot. Shown only here, once.
+    pub admin_token: String,
+    /// For a game with open seats, one invitation per seat: whoever holds
+    /// it takes its seat while the seat is open (now, or after its player
+    /// left). Shown only here, once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invitations: Vec<Invitation>,
     /// Hex SHA-256 of the game's secret seed; the seed is published when the game ends.
     pub seed_commitment: String,
-    /// Status after set-up.
+    /// Status after set-up (`waiting` while seats are open).
     pub status: Status,
 }
 
@@ -156,17 +173,98 @@ pub struct SeatToken {
     pub token: String,
 }
 
+/// An invitation to take a seat.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct Invitation {
+    /// The seat it opens.
+    pub seat: Seat,
+    /// Whether the seat is open now (the others open if their player leaves).
+    pub open: bool,
+    /// The secret code: `POST /v1/games/{id}/join` with `{"invitation": code}`.
+    pub code: String,
+    /// The web app's page that joins with it (the code after `#`, so it is
+    /// never sent to a server in a URL).
+    #[schema(example = "/games/01a2…/join#ludo_inv_3f6c…")]
+    pub link: String,
+}
+
 /// A seat's public identity.
 #[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
 pub struct SeatInfo {
     /// Seat number.
     pub seat: Seat,
-    /// Player name.
-    pub name: String,
+    /// Player name; null while the seat is open.
+    pub name: Option<String>,
     /// The server bot that plays the seat, when one does (from the start,
-    /// or since its player handed it over).
+    /// since its player handed it over, or since it resigned).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bot: Option<BotSeat>,
+    /// Whether its player resigned (present only then).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resigned: bool,
+}
+
+/// Takes an open seat.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinGame {
+    /// The name to play under (1 to 40 visible characters).
+    pub name: String,
+    /// The seat's invitation; without one, only a public game can be
+    /// joined (its lowest open seat, or `seat`).
+    #[serde(default)]
+    pub invitation: Option<String>,
+    /// Which open seat of a public game to take (default: the lowest).
+    #[serde(default)]
+    pub seat: Option<Seat>,
+}
+
+/// A seat taken: its token, shown only here, once.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct JoinedSeat {
+    /// The game's version after the join (its `seat_joined` record).
+    pub version: u64,
+    /// The seat.
+    pub seat: Seat,
+    /// The name it was taken under.
+    pub name: String,
+    /// Bearer token for the seat's moves and private views.
+    pub token: String,
+    /// How the game stands now (`in_progress` once the last seat is taken).
+    pub status: Status,
+}
+
+/// A seat's new token (the old one no longer opens it), shown only here, once.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct ReissuedToken {
+    /// The game's version after the reissue (its `seat_token` record).
+    pub version: u64,
+    /// The seat.
+    pub seat: Seat,
+    /// The seat's new bearer token.
+    pub token: String,
+}
+
+/// What a change of the table left: the game's version and how it stands.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+pub struct TableChanged {
+    /// The game's version after the change (its record's number).
+    pub version: u64,
+    /// How the game stands now.
+    pub status: Status,
+}
+
+/// Hands a seat to a server bot, as the game's admin.
+#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetSeatBot {
+    /// The bot that plays the seat from now on; null: its player again.
+    #[serde(default)]
+    pub bot: Option<BotRequest>,
+    /// For an open seat, the name the bot takes it under (default "Bot N",
+    /// N the seat's number).
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// Hands the caller's seat to a server bot (`bot`), or takes it back
@@ -200,6 +298,9 @@ pub struct GameSummary {
     pub kind: String,
     /// Seats in order.
     pub seats: Vec<SeatInfo>,
+    /// Whether anyone may join its open seats (present only then).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub public: bool,
     /// Number of the last record.
     pub version: u64,
     /// Whose turn, or the result.
@@ -227,8 +328,11 @@ pub struct GameList {
 pub struct ListFilter {
     /// Only games of this kind.
     pub kind: Option<String>,
-    /// Only running (`false`) or finished (`true`) games.
+    /// Only running (`false`) or finished (`true`) games; a game waiting
+    /// for players is running, a cancelled one finished.
     pub finished: Option<bool>,
+    /// Only public games with a seat open to anyone (`true`).
+    pub open: bool,
     /// Only games created after this game id.
     pub after: Option<String>,
     /// At most this many games.
@@ -250,8 +354,11 @@ pub struct GameState {
     pub latest_version: u64,
     /// Whose turn, or the result, at `version`.
     pub status: Status,
-    /// Seats in order.
+    /// Seats in order, at `version`.
     pub seats: Vec<SeatInfo>,
+    /// Whether anyone may join its open seats (present only then).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub public: bool,
     /// The caller's seat, or null for a spectator.
     pub viewer_seat: Option<Seat>,
     /// When the game was created (RFC 3339).
@@ -350,14 +457,18 @@ pub struct MoveAccepted {
 pub struct Event {
     /// Position in the log (record 0 is `game_created`).
     pub seq: u64,
-    /// `game_created`, `move` or `seat_bot`.
+    /// `game_created`, `move`, `seat_bot`, `seat_joined`, `seat_left`,
+    /// `game_cancelled`, `seat_token` or `seat_resigned`.
     #[serde(rename = "type")]
     pub kind: String,
     /// When it was appended (RFC 3339).
     pub at: String,
-    /// The seat that moved (moves only).
+    /// The seat that moved, or that the record is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seat: Option<Seat>,
+    /// The name a seat was taken under (`seat_joined` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The move as recorded (moves only).
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<crate::schema::GameMove>)]
@@ -368,7 +479,8 @@ pub struct Event {
     /// The server bot that made the move (moves only, when a bot made it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot: Option<BotMark>,
-    /// Who plays the seat from now on (`seat_bot` records only).
+    /// Who plays the seat from now on (`seat_bot` records, a `seat_joined`
+    /// by a bot, a `seat_resigned` in a game that goes on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handover: Option<Handover>,
     /// The set-up (record 0 only): kind, ruleset, options, seats, seed commitment.

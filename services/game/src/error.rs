@@ -50,6 +50,36 @@ pub enum ServiceError {
     /// The game is over.
     #[error("the game is finished")]
     GameFinished,
+    /// Seats are still open: nobody moves (or resigns) before every seat is taken.
+    #[error("the game has not started: seats are still open")]
+    GameWaiting {
+        /// The open seats.
+        open_seats: Vec<Seat>,
+    },
+    /// Joining, leaving or cancelling needs a game whose seats are still open.
+    #[error("the game has started: every seat was taken")]
+    GameStarted,
+    /// The game was called off before it started.
+    #[error("the game was cancelled")]
+    GameCancelled,
+    /// The seat is taken (an invitation used again, a seat someone else joined first).
+    #[error("seat {} is taken", seat.0)]
+    SeatTaken {
+        /// The seat.
+        seat: Seat,
+    },
+    /// Nobody sits at the seat.
+    #[error("seat {} is open: nobody sits there", seat.0)]
+    SeatOpen {
+        /// The seat.
+        seat: Seat,
+    },
+    /// The seat resigned: a server bot plays it, and its token can only watch.
+    #[error("seat {} resigned: a server bot plays it now", seat.0)]
+    SeatResigned {
+        /// The seat.
+        seat: Seat,
+    },
     /// The client's `expected_version` is not the game's version.
     #[error("expected version {expected}, but the game is at version {current}")]
     VersionConflict {
@@ -119,6 +149,12 @@ impl ServiceError {
             ServiceError::RuleViolation { .. } => "rule_violation",
             ServiceError::NotYourTurn { .. } => "not_your_turn",
             ServiceError::GameFinished => "game_finished",
+            ServiceError::GameWaiting { .. } => "game_waiting",
+            ServiceError::GameStarted => "game_started",
+            ServiceError::GameCancelled => "game_cancelled",
+            ServiceError::SeatTaken { .. } => "seat_taken",
+            ServiceError::SeatOpen { .. } => "seat_open",
+            ServiceError::SeatResigned { .. } => "seat_resigned",
             ServiceError::VersionConflict { .. } => "version_conflict",
             ServiceError::RequestIdReused { .. } => "request_id_reused",
             ServiceError::InvalidExport { .. } => "invalid_export",

@@ -21,7 +21,9 @@
 //! engine for the recorded ruleset. The first bad line is reported with its
 //! record number.
 
-use ludo_engine::{Status, Viewer};
+use ludo_engine::Viewer;
+
+use crate::status::Status;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -188,6 +190,8 @@ pub struct Verified {
     pub raw: Vec<Vec<u8>>,
     /// The report.
     pub report: VerifyReport,
+    /// The table after the last record, when re-played.
+    pub table: Option<crate::table::Table>,
 }
 
 /// Verifies an export (see the module docs).
@@ -213,7 +217,7 @@ pub fn check(export: &[u8]) -> Verified {
         view: None,
         fault: None,
     };
-    let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], raw: vec![], report };
+    let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], raw: vec![], report, table: None };
     let text = export.strip_suffix(b"\n").unwrap_or(export);
     let mut lines = text.split(|&b| b == b'\n');
     let header_line = lines.next().unwrap_or_default();
@@ -237,6 +241,7 @@ pub fn check(export: &[u8]) -> Verified {
         header: header.clone(),
         records: vec![],
         raw: vec![],
+        table: None,
         report: report.failed(line, seq, reason),
     };
     let mut records = Vec::with_capacity(raw.len());
@@ -292,7 +297,7 @@ pub fn check(export: &[u8]) -> Verified {
         if announced > 0 {
             return fail(report, 1, None, "only a finished game's export reveals hidden cards".into(), &header);
         }
-        return Verified { header, records, raw, report };
+        return Verified { header, records, raw, report, table: None };
     };
     let mut seed = [0u8; 32];
     if hex::decode_to_slice(seed_hex, &mut seed).is_err() {
@@ -306,7 +311,7 @@ pub fn check(export: &[u8]) -> Verified {
     match replay(&records, &ludo_engine::Seed(seed), header.revealed.is_some()) {
         Err(err) => fail(report, err.seq + 2, Some(err.seq), err.reason, &header),
         Ok(replayed) => {
-            let status = replayed.state.game.status();
+            let status = replayed.state.status();
             if status.is_finished() != header.finished {
                 return fail(
                     report,
@@ -327,7 +332,7 @@ pub fn check(export: &[u8]) -> Verified {
             report.replayed = true;
             report.view = Some(replayed.state.game.view(Viewer::Omniscient));
             report.status = Some(status);
-            Verified { header, records, raw, report }
+            Verified { header, records, raw, report, table: Some(replayed.state.table) }
         }
     }
 }

@@ -37,6 +37,8 @@ pub struct Kind {
     /// Bounds on the options of new games (not of recorded ones, which
     /// replay whatever they hold).
     check_new: fn(&Value) -> Result<(), CreateError>,
+    /// The sides of a game of so many seats (see `Engine::sides`).
+    sides: fn(usize) -> Vec<Vec<Seat>>,
 }
 
 impl fmt::Debug for Kind {
@@ -123,6 +125,7 @@ macro_rules! hosted_games {
                 server_defaults: $defaults,
                 create: create::<$krate::Game>,
                 check_new: $bounds,
+                sides: <$krate::Game as Engine>::sides,
             },
         )*];
 
@@ -380,6 +383,13 @@ pub enum CreateError {
 }
 
 impl Kind {
+    /// The sides of a game of `players` seats: the seats that win or lose
+    /// together (each seat alone, or the game's partnerships).
+    #[must_use]
+    pub fn sides(&self, players: usize) -> Vec<Vec<Seat>> {
+        (self.sides)(players)
+    }
+
     /// The engine's default options (before the server's own defaults).
     #[must_use]
     pub fn default_options(&self) -> Value {

@@ -20,6 +20,8 @@ pub mod replay;
 pub mod schema;
 pub mod secrets;
 mod service;
+pub mod status;
+pub mod table;
 pub mod text;
 
 pub use error::ServiceError;
@@ -27,3 +29,4 @@ pub use service::{
     BotSettings, Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, DEFAULT_THINK_MS, GameId, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS,
     MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, Watch, Watched,
 };
+pub use status::{Forfeit, ForfeitReason, Status};

@@ -21,10 +21,20 @@
 //! than rewriting stored records, and a record read keeps its format so
 //! its bytes (and hash) stay exactly what was written:
 //! - format 1: `game_created` and `move`;
-//! - format 2 (this version writes it): `game_created` gains `bots` (per
+//! - format 2: `game_created` gains `bots` (per
 //!   seat, the server bot that plays it, or null), `move` gains `bot`
 //!   (which bot made it, or null), and the `seat_bot` record appears. A
-//!   format 1 record reads as a format 2 one without bots.
+//!   format 1 record reads as a format 2 one without bots;
+//! - format 3 (this version writes it): `game_created` gains `public`
+//!   (whether anyone may join its open seats) and its `seats` may hold
+//!   `null` for a seat left open; seat records appear: `seat_joined`,
+//!   `seat_left`, `game_cancelled`, `seat_token` (a reissued token's hash)
+//!   and `seat_resigned`. An older record reads as a format 3 one with no
+//!   open seat.
+//!
+//! A record of the new seat types is written from its type's key list
+//! ([`keys_of`]) by one generic writer, so the list that says which members
+//! a reader expects is also what the writer follows.
 
 mod canonical;
 mod sorted;
@@ -48,7 +58,7 @@ use canonical::{write_canonical, write_str};
 pub(crate) use sorted::write_sorted;
 
 /// The record format written by this version.
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// The oldest record format this version reads.
 pub const OLDEST_FORMAT: u32 = 1;
@@ -90,6 +100,72 @@ pub enum RecordBody {
     Move(MoveRecord),
     /// A seat handed to a server bot, or taken back by its player (format 2 on).
     SeatBot(SeatBotRecord),
+    /// An open seat taken, by a person or a server bot (format 3 on).
+    SeatJoined(SeatJoined),
+    /// A seat's player left before the game started (format 3 on).
+    SeatLeft {
+        /// The seat, open again.
+        seat: Seat,
+    },
+    /// The game called off before it started (format 3 on).
+    GameCancelled,
+    /// A new token for a seat; the old one stops opening it (format 3 on).
+    SeatToken {
+        /// The seat.
+        seat: Seat,
+        /// Hex SHA-256 of the new token.
+        token_hash: String,
+    },
+    /// A seat resigned (format 3 on).
+    SeatResigned {
+        /// The seat.
+        seat: Seat,
+        /// In a game of more than two sides, the server bot that plays the
+        /// seat from now on; `None`: the game of two sides ended.
+        bot: Option<BotSeat>,
+    },
+}
+
+/// An open seat taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatJoined {
+    /// The seat.
+    pub seat: Seat,
+    /// The name it is taken under.
+    pub name: String,
+    /// The server bot that takes it, for a seat handed to a bot.
+    pub bot: Option<BotSeat>,
+    /// Hex SHA-256 of the seat's new token, for a seat a person takes.
+    pub token_hash: Option<String>,
+}
+
+impl RecordBody {
+    /// The record type's name in the log.
+    #[must_use]
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            RecordBody::GameCreated(_) => "game_created",
+            RecordBody::Move(_) => "move",
+            RecordBody::SeatBot(_) => "seat_bot",
+            RecordBody::SeatJoined(_) => "seat_joined",
+            RecordBody::SeatLeft { .. } => "seat_left",
+            RecordBody::GameCancelled => "game_cancelled",
+            RecordBody::SeatToken { .. } => "seat_token",
+            RecordBody::SeatResigned { .. } => "seat_resigned",
+        }
+    }
+
+    /// The seat the record is about, if it is about one.
+    #[must_use]
+    pub fn seat(&self) -> Option<Seat> {
+        match self {
+            RecordBody::GameCreated(_) | RecordBody::GameCancelled => None,
+            RecordBody::Move(mv) => Some(mv.seat),
+            RecordBody::SeatBot(handed) => Some(handed.seat),
+            RecordBody::SeatJoined(joined) => Some(joined.seat),
+            RecordBody::SeatLeft { seat } | RecordBody::SeatToken { seat, .. } | RecordBody::SeatResigned { seat, .. } => Some(*seat),
+        }
+    }
 }
 
 /// A seat handed to a server bot (`bot`), or taken back by its player (`None`).
@@ -113,12 +189,16 @@ pub struct GameCreated {
     /// The options, defaults filled in (a board, where the game has one, is part of them).
     #[schema(value_type = crate::schema::GameOptions)]
     pub options: Value,
-    /// Seat names, indexed by seat.
-    pub seats: Vec<String>,
+    /// Seat names, indexed by seat; null for a seat left open (format 3 on).
+    pub seats: Vec<Option<String>>,
     /// Per seat, the server bot that plays it from the start, or null
     /// (records of format 1 have none: every seat is a player's).
     #[serde(default)]
     pub bots: Vec<Option<BotSeat>>,
+    /// Whether anyone may join its open seats, not only the holders of
+    /// their invitations (records before format 3: no).
+    #[serde(default)]
+    pub public: bool,
     /// Hex SHA-256 of the 32-byte seed, published before the seed itself.
     pub seed_commitment: String,
 }
@@ -220,17 +300,125 @@ const MOVE_KEYS_2: [&str; 10] = ["at", "bot", "effects", "format", "hash", "move
 const CREATED_KEYS_2: [&str; 13] =
     ["at", "bots", "effects", "format", "game_id", "hash", "kind", "options", "ruleset", "seats", "seed_commitment", "seq", "type"];
 const SEAT_BOT_KEYS_2: [&str; 8] = ["at", "bot", "effects", "format", "hash", "seat", "seq", "type"];
+const CREATED_KEYS_3: [&str; 14] = [
+    "at",
+    "bots",
+    "effects",
+    "format",
+    "game_id",
+    "hash",
+    "kind",
+    "options",
+    "public",
+    "ruleset",
+    "seats",
+    "seed_commitment",
+    "seq",
+    "type",
+];
+const SEAT_JOINED_KEYS_3: [&str; 10] = ["at", "bot", "effects", "format", "hash", "name", "seat", "seq", "token_hash", "type"];
+const SEAT_LEFT_KEYS_3: [&str; 7] = ["at", "effects", "format", "hash", "seat", "seq", "type"];
+const GAME_CANCELLED_KEYS_3: [&str; 6] = ["at", "effects", "format", "hash", "seq", "type"];
+const SEAT_TOKEN_KEYS_3: [&str; 8] = ["at", "effects", "format", "hash", "seat", "seq", "token_hash", "type"];
+const SEAT_RESIGNED_KEYS_3: [&str; 8] = ["at", "bot", "effects", "format", "hash", "seat", "seq", "type"];
 
-/// The keys of a record of type `kind` in `format`, if that format has the type.
+/// The keys of a record of type `kind` (its JSON string) in `format`, if
+/// that format has the type, with the type's name.
 fn keys_of(kind: &[u8], format: u32) -> Option<(&'static [&'static str], &'static str)> {
     Some(match (kind, format) {
         (br#""move""#, 1) => (&MOVE_KEYS_1, "move"),
         (br#""game_created""#, 1) => (&CREATED_KEYS_1, "game_created"),
-        (br#""move""#, 2) => (&MOVE_KEYS_2, "move"),
+        (br#""move""#, 2 | 3) => (&MOVE_KEYS_2, "move"),
         (br#""game_created""#, 2) => (&CREATED_KEYS_2, "game_created"),
-        (br#""seat_bot""#, 2) => (&SEAT_BOT_KEYS_2, "seat_bot"),
+        (br#""game_created""#, 3) => (&CREATED_KEYS_3, "game_created"),
+        (br#""seat_bot""#, 2 | 3) => (&SEAT_BOT_KEYS_2, "seat_bot"),
+        (br#""seat_joined""#, 3) => (&SEAT_JOINED_KEYS_3, "seat_joined"),
+        (br#""seat_left""#, 3) => (&SEAT_LEFT_KEYS_3, "seat_left"),
+        (br#""game_cancelled""#, 3) => (&GAME_CANCELLED_KEYS_3, "game_cancelled"),
+        (br#""seat_token""#, 3) => (&SEAT_TOKEN_KEYS_3, "seat_token"),
+        (br#""seat_resigned""#, 3) => (&SEAT_RESIGNED_KEYS_3, "seat_resigned"),
         _ => return None,
     })
+}
+
+/// Writes a record of one of the seat types, which carry no effects, from
+/// its type's key list (see [`keys_of`]); the record's own members come
+/// from `member`.
+fn write_keyed(
+    out: &mut Vec<u8>,
+    (format, seq, at): (u32, u64, &str),
+    body: &RecordBody,
+    hash: &str,
+    effects: impl FnOnce(&mut Vec<u8>) -> Result<Vec<Range<usize>>, serde_json::Error>,
+) -> Written {
+    let type_json = format!("\"{}\"", body.type_name());
+    let (keys, _) = keys_of(type_json.as_bytes(), format).expect("a record type of its format");
+    let mut hash_member = 0..0;
+    let mut effects_at = Vec::new();
+    let mut effects = Some(effects);
+    out.push(b'{');
+    for (i, key) in keys.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let start = out.len();
+        write_str(key, out);
+        out.push(b':');
+        match *key {
+            "at" => write_str(at, out),
+            "effects" => {
+                out.push(b'[');
+                effects_at = (effects.take().expect("one effects member"))(out)?;
+                out.push(b']');
+            }
+            "format" => serde_json::to_writer(&mut *out, &format).expect("integers serialize"),
+            "hash" => {
+                write_str(hash, out);
+                // The comma the next member starts with belongs to it.
+                hash_member = start..out.len() + 1;
+            }
+            "seq" => serde_json::to_writer(&mut *out, &seq).expect("integers serialize"),
+            "type" => out.extend_from_slice(type_json.as_bytes()),
+            own => write_member(body, own, out)?,
+        }
+    }
+    out.push(b'}');
+    Ok((hash_member, effects_at))
+}
+
+/// Writes the value of a seat record's own member `key`.
+fn write_member(body: &RecordBody, key: &str, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    let seat = |out: &mut Vec<u8>, seat: &Seat| serde_json::to_writer(&mut *out, seat);
+    match (body, key) {
+        (RecordBody::SeatJoined(joined), "seat") => seat(out, &joined.seat),
+        (RecordBody::SeatJoined(joined), "name") => {
+            write_str(&joined.name, out);
+            Ok(())
+        }
+        (RecordBody::SeatJoined(joined), "bot") => write_optional(joined.bot.as_ref(), out),
+        (RecordBody::SeatJoined(joined), "token_hash") => write_optional(joined.token_hash.as_ref(), out),
+        (
+            RecordBody::SeatLeft { seat: at } | RecordBody::SeatToken { seat: at, .. } | RecordBody::SeatResigned { seat: at, .. },
+            "seat",
+        ) => seat(out, at),
+        (RecordBody::SeatToken { token_hash, .. }, "token_hash") => {
+            write_str(token_hash, out);
+            Ok(())
+        }
+        (RecordBody::SeatResigned { bot, .. }, "bot") => write_optional(bot.as_ref(), out),
+        _ => unreachable!("`{key}` is not a member of a {} record", body.type_name()),
+    }
+}
+
+/// Writes `value` in canonical form, or `null`.
+fn write_optional<T: Serialize>(value: Option<&T>, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    match value {
+        Some(value) => write_sorted(value, out),
+        None => {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+    }
 }
 
 /// What a seal writes where the hash will go, to hash the bytes around it.
@@ -248,6 +436,9 @@ fn write_record(
     hash: &str,
     effects: impl FnOnce(&mut Vec<u8>) -> Result<Vec<Range<usize>>, serde_json::Error>,
 ) -> Written {
+    if !matches!(body, RecordBody::GameCreated(_) | RecordBody::Move(_) | RecordBody::SeatBot(_)) {
+        return write_keyed(out, (format, seq, at), body, hash, effects);
+    }
     let number = |out: &mut Vec<u8>, n: u64| serde_json::to_writer(&mut *out, &n).expect("integers serialize");
     let hash_member = |out: &mut Vec<u8>| {
         let start = out.len();
@@ -256,15 +447,6 @@ fn write_record(
         out.push(b',');
         start..out.len()
     };
-    fn optional<T: Serialize>(value: Option<&T>, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
-        match value {
-            Some(value) => write_sorted(value, out),
-            None => {
-                out.extend_from_slice(b"null");
-                Ok(())
-            }
-        }
-    }
     out.extend_from_slice(b"{\"at\":");
     write_str(at, out);
     if format >= 2 {
@@ -275,18 +457,19 @@ fn write_record(
                     if seat > 0 {
                         out.push(b',');
                     }
-                    optional(created.bot(seat).as_ref(), out)?;
+                    write_optional(created.bot(seat).as_ref(), out)?;
                 }
                 out.push(b']');
             }
             RecordBody::Move(mv) => {
                 out.extend_from_slice(b",\"bot\":");
-                optional(mv.bot.as_ref(), out)?;
+                write_optional(mv.bot.as_ref(), out)?;
             }
             RecordBody::SeatBot(handed) => {
                 out.extend_from_slice(b",\"bot\":");
-                optional(handed.bot.as_ref(), out)?;
+                write_optional(handed.bot.as_ref(), out)?;
             }
+            _ => unreachable!("seat records are written by write_keyed"),
         }
     }
     out.extend_from_slice(b",\"effects\":[");
@@ -324,6 +507,9 @@ fn write_record(
             write_str(&created.kind, out);
             out.extend_from_slice(b",\"options\":");
             write_canonical(&created.options, out);
+            if format >= 3 {
+                out.extend_from_slice(if created.public { b",\"public\":true" } else { b",\"public\":false" });
+            }
             out.extend_from_slice(b",\"ruleset\":");
             write_str(&created.ruleset, out);
             out.extend_from_slice(b",\"seats\":[");
@@ -331,19 +517,23 @@ fn write_record(
                 if i > 0 {
                     out.push(b',');
                 }
-                write_str(seat, out);
+                match seat {
+                    Some(name) => write_str(name, out),
+                    None => out.extend_from_slice(b"null"),
+                }
             }
             out.extend_from_slice(b"],\"seed_commitment\":");
             write_str(&created.seed_commitment, out);
             member
         }
+        _ => unreachable!("seat records are written by write_keyed"),
     };
     out.extend_from_slice(b",\"seq\":");
     number(out, seq);
     out.extend_from_slice(match body {
         RecordBody::Move(_) => b",\"type\":\"move\"}",
         RecordBody::GameCreated(_) => b",\"type\":\"game_created\"}",
-        RecordBody::SeatBot(_) => b",\"type\":\"seat_bot\"}",
+        _ => b",\"type\":\"seat_bot\"}",
     });
     Ok((member, effects))
 }
@@ -508,9 +698,31 @@ impl Record {
                 let bot: Option<BotSeat> = parse("bot", read("bot")?)?;
                 RecordBody::SeatBot(SeatBotRecord { seat: required(seat, name, "seat")?, bot })
             }
+            "seat_joined" | "seat_left" | "game_cancelled" | "seat_token" | "seat_resigned" => {
+                if !bytes[at("effects").value.clone()].eq(b"[]") {
+                    return Err(format!("unreadable record: a {name} record has no effects"));
+                }
+                let seat = || -> Result<Seat, String> { required(parse::<Option<Seat>>("seat", read("seat")?)?, name, "seat") };
+                let text = |key: &str| -> Result<String, String> { required(parse::<Option<String>>(key, read(key)?)?, name, key) };
+                match name {
+                    "seat_joined" => RecordBody::SeatJoined(SeatJoined {
+                        seat: seat()?,
+                        name: text("name")?,
+                        bot: parse("bot", read("bot")?)?,
+                        token_hash: parse("token_hash", read("token_hash")?)?,
+                    }),
+                    "seat_left" => RecordBody::SeatLeft { seat: seat()? },
+                    "game_cancelled" => RecordBody::GameCancelled,
+                    "seat_token" => RecordBody::SeatToken { seat: seat()?, token_hash: text("token_hash")? },
+                    _ => RecordBody::SeatResigned { seat: seat()?, bot: parse("bot", read("bot")?)? },
+                }
+            }
             _ => {
                 let text = |key: &str| -> Result<String, String> { required(parse::<Option<String>>(key, read(key)?)?, name, key) };
-                let seats: Vec<String> = required(parse("seats", read("seats")?)?, name, "seats")?;
+                let seats: Vec<Option<String>> = required(parse("seats", read("seats")?)?, name, "seats")?;
+                if format < 3 && seats.iter().any(Option::is_none) {
+                    return Err(format!("unreadable record: a format {format} game_created record has no open seat"));
+                }
                 let bots: Vec<Option<BotSeat>> = if format >= 2 {
                     let bots: Vec<Option<BotSeat>> = required(parse("bots", read("bots")?)?, name, "bots")?;
                     if bots.len() != seats.len() {
@@ -520,6 +732,7 @@ impl Record {
                 } else {
                     Vec::new()
                 };
+                let public: bool = if format >= 3 { required(parse("public", read("public")?)?, name, "public")? } else { false };
                 RecordBody::GameCreated(GameCreated {
                     game_id: text("game_id")?,
                     kind: text("kind")?,
@@ -527,6 +740,7 @@ impl Record {
                     options: parse("options", read("options")?)?,
                     seats,
                     bots,
+                    public,
                     seed_commitment: text("seed_commitment")?,
                 })
             }

@@ -11,9 +11,10 @@ use std::collections::HashMap;
 
 use ludo_engine::{Seat, Seed, Viewer};
 
-use crate::bot::BotSeat;
 use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, Kind};
-use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, sha256_hex, write_sorted};
+use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, SeatJoined, sha256_hex, write_sorted};
+use crate::status::Status;
+use crate::table::{Change, Table};
 
 /// The state rebuilt from a whole log.
 #[derive(Debug)]
@@ -55,8 +56,8 @@ pub struct Replayer {
     pub version: u64,
     /// Hash of the last applied record.
     pub last_hash: [u8; 32],
-    /// Per seat, the server bot that plays it after the last applied record.
-    pub bots: Vec<Option<BotSeat>>,
+    /// Who sits at the table after the last applied record.
+    pub table: Table,
     /// Whether the last applied record's stored effects hide part of what
     /// the engine computed.
     pub hid: bool,
@@ -89,9 +90,15 @@ impl Replayer {
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
         let mut scratch = Vec::with_capacity(512);
         let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
-        let bots = (0..created.seats.len()).map(|seat| created.bot(seat)).collect();
-        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, bots, hid, scratch };
+        let table = Table::new(created, kind.sides(created.seats.len()));
+        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, table, hid, scratch };
         Ok((replayer, new.effects))
+    }
+
+    /// How the game stands after the last applied record.
+    #[must_use]
+    pub fn status(&self) -> Status {
+        self.table.status(self.game.status())
     }
 
     /// A replayer that goes on from a game already at `version`, whose
@@ -102,9 +109,9 @@ impl Replayer {
         created: GameCreated,
         game: AnyGame,
         (version, last_hash): (u64, [u8; 32]),
-        bots: Vec<Option<BotSeat>>,
+        table: Table,
     ) -> Replayer {
-        Replayer { kind, created, game, version, last_hash, bots, hid: false, scratch: Vec::with_capacity(512) }
+        Replayer { kind, created, game, version, last_hash, table, hid: false, scratch: Vec::with_capacity(512) }
     }
 
     /// Applies the next record and returns its unredacted effects.
@@ -123,7 +130,7 @@ impl Replayer {
     /// # Errors
     /// As [`Replayer::apply`].
     pub fn step(&mut self, record: &Record) -> Result<(Applied, Vec<AnyEffect>), ReplayError> {
-        let step = apply_next(&mut self.game, (self.version, &self.last_hash), &mut self.bots, record, &mut self.scratch)?;
+        let step = apply_next(&mut self.game, (self.version, &self.last_hash), &mut self.table, record, &mut self.scratch)?;
         self.hid = step.hid;
         self.version += 1;
         self.last_hash = step.hash;
@@ -141,13 +148,9 @@ pub enum Applied {
         /// The move, typed.
         mv: AnyMove,
     },
-    /// `seat` was handed to a server bot, or taken back (`bot: None`).
-    SeatBot {
-        /// The seat.
-        seat: Seat,
-        /// Who plays it from now on.
-        bot: Option<BotSeat>,
-    },
+    /// A seat record changed the table (who sits where, the game's phase),
+    /// and nothing in the game itself.
+    Table,
 }
 
 impl Applied {
@@ -156,9 +159,32 @@ impl Applied {
     pub fn as_move(&self) -> Option<(Seat, &AnyMove)> {
         match self {
             Applied::Move { seat, mv } => Some((*seat, mv)),
-            Applied::SeatBot { .. } => None,
+            Applied::Table => None,
         }
     }
+}
+
+/// The change of the table a seat record makes (`None` for a move or record 0).
+///
+/// # Errors
+/// When a token hash in it is not 64 hex digits.
+pub fn change_of(body: &RecordBody) -> Result<Option<Change<'_>>, String> {
+    let hash = |hex: &str| -> Result<[u8; 32], String> {
+        let mut out = [0u8; 32];
+        hex::decode_to_slice(hex, &mut out).map_err(|_| "a token hash is not 64 hex digits".to_string())?;
+        Ok(out)
+    };
+    Ok(Some(match body {
+        RecordBody::GameCreated(_) | RecordBody::Move(_) => return Ok(None),
+        RecordBody::SeatBot(SeatBotRecord { seat, bot }) => Change::Bot(*seat, *bot),
+        RecordBody::SeatJoined(SeatJoined { seat, name, bot, token_hash }) => {
+            Change::Join { seat: *seat, name, bot: *bot, token_hash: token_hash.as_deref().map(hash).transpose()? }
+        }
+        RecordBody::SeatLeft { seat } => Change::Leave(*seat),
+        RecordBody::GameCancelled => Change::Cancel,
+        RecordBody::SeatToken { seat, token_hash } => Change::Token(*seat, hash(token_hash)?),
+        RecordBody::SeatResigned { seat, bot } => Change::Resign(*seat, *bot),
+    }))
 }
 
 /// What [`apply_next`] applied.
@@ -175,46 +201,40 @@ pub struct Step {
 }
 
 /// Applies `record` to `game`, which is at `version` after a record hashed
-/// `last_hash` with its seats played by `bots`, checking it as replay does
+/// `last_hash` with `table` as its table, checking it as replay does
 /// (see [`Replayer::apply`]); `scratch` is a buffer to reuse. On an error,
-/// `game` and `bots` may have been partly changed and are not to be used again.
+/// `game` and `table` may have been partly changed and are not to be used again.
 ///
 /// # Errors
 /// As [`Replayer::apply`].
 pub fn apply_next(
     game: &mut AnyGame,
     (version, last_hash): (u64, &[u8; 32]),
-    bots: &mut [Option<BotSeat>],
+    table: &mut Table,
     record: &Record,
     scratch: &mut Vec<u8>,
 ) -> Result<Step, ReplayError> {
     let seq = version + 1;
     let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
+    let name = record.body.type_name();
     let mv = match &record.body {
         RecordBody::Move(mv) => mv,
         RecordBody::GameCreated(_) => return Err(bad(seq, "a game_created record after record 0")),
-        RecordBody::SeatBot(SeatBotRecord { seat, bot }) => {
-            // Who plays a seat changes only while the game goes on, and
-            // changes nothing in the game itself.
-            if game.status().is_finished() {
-                return Err(bad(seq, "a seat_bot record after the game ended"));
-            }
+        seated => {
+            // A seat record changes the table, and nothing in the game itself.
             if record.effects().len() != 0 {
-                return Err(bad(seq, "a seat_bot record with effects: it changes nothing in the game"));
+                return Err(bad(seq, format!("a {name} record with effects: it changes nothing in the game")));
             }
-            let held = bots
-                .get_mut(usize::from(seat.0))
-                .ok_or_else(|| bad(seq, format!("a seat_bot record for {seat}, who is not at the table")))?;
-            *held = *bot;
-            return Ok(Step { applied: Applied::SeatBot { seat: *seat, bot: *bot }, effects: Vec::new(), hash, hid: false });
+            let change = change_of(seated).map_err(|reason| bad(seq, reason))?.expect("a seat record changes the table");
+            table.apply(&change, game.status().is_finished()).map_err(|refusal| bad(seq, format!("a {name} record where {refusal}")))?;
+            return Ok(Step { applied: Applied::Table, effects: Vec::new(), hash, hid: false });
         }
     };
-    // A move marked as a bot's was made while a bot of that level played the seat.
-    if let Some(mark) = &mv.bot
-        && bots.get(usize::from(mv.seat.0)).copied().flatten().is_none_or(|bot| bot.level != mark.level)
-    {
-        return Err(bad(seq, format!("a move marked as the {} bot's for {}, which no such bot plays", mark.level.name(), mv.seat)));
-    }
+    // A move is made while the game is played, by its seat's player or
+    // (if marked so) by the bot of that level that plays the seat.
+    table
+        .check(&Change::Move(mv.seat, mv.bot.as_ref().map(|mark| mark.level)), game.status().is_finished())
+        .map_err(|refusal| bad(seq, refusal.to_string()))?;
     let stored = mv.move_json().as_bytes();
     let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
     // The move as the engine writes it must be the stored bytes: no
@@ -226,25 +246,6 @@ pub fn apply_next(
     let effects = game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
     let hid = check_effects(seq, game, &effects, record, scratch)?;
     Ok(Step { applied: Applied::Move { seat: mv.seat, mv: parsed }, effects, hash, hid })
-}
-
-/// Per seat, the server bot that plays it after `records` (record 0 first),
-/// read from the records alone (no replay).
-#[must_use]
-pub fn bots_after(records: &[Record]) -> Vec<Option<BotSeat>> {
-    let mut bots = Vec::new();
-    for record in records {
-        match &record.body {
-            RecordBody::GameCreated(created) => bots = (0..created.seats.len()).map(|seat| created.bot(seat)).collect(),
-            RecordBody::SeatBot(handed) => {
-                if let Some(held) = bots.get_mut(usize::from(handed.seat.0)) {
-                    *held = handed.bot;
-                }
-            }
-            RecordBody::Move(_) => {}
-        }
-    }
-    bots
 }
 
 /// Replays `records` (record 0 first) with the game's `seed`, keeping each

@@ -1,5 +1,8 @@
-//! What a game keeps outside its public log: the seed and the seats' token
-//! hashes. Stored as the stream's sealed side data.
+//! What a game keeps outside its public log: the seed, the hashes of the
+//! seats' first tokens, of the game-admin token and of the seats'
+//! invitations. Stored as the stream's sealed side data, written once with
+//! record 0 (tokens issued later, by a join or a reissue, have their hash in
+//! the log's seat records instead: see `table`).
 
 use ludo_engine::{Seat, Seed};
 use serde::{Deserialize, Serialize};
@@ -8,14 +11,23 @@ use subtle::ConstantTimeEq;
 
 /// Prefix of every seat token, so a leaked token is recognisable in logs and scanners.
 const TOKEN_PREFIX: &str = "ludo_";
+/// Prefix of a game-admin token.
+const ADMIN_PREFIX: &str = "ludo_admin_";
+/// Prefix of an invitation code.
+const INVITATION_PREFIX: &str = "ludo_inv_";
 
 /// A game's secrets.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secrets {
     /// The game's 32-byte seed (published once the game is over).
     pub seed: Seed,
-    /// SHA-256 of each seat's token, indexed by seat.
+    /// SHA-256 of each seat's first token, indexed by seat.
     pub token_hashes: Vec<[u8; 32]>,
+    /// SHA-256 of the game-admin token (games created before it existed have none).
+    pub admin_hash: Option<[u8; 32]>,
+    /// SHA-256 of each seat's invitation code, indexed by seat (only games
+    /// created with open seats have them).
+    pub invitation_hashes: Vec<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -29,23 +41,71 @@ struct StoredSecrets {
     format: u32,
     seed: String,
     token_hashes: Vec<String>,
+    /// Format 2 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    admin_hash: Option<String>,
+    /// Format 2 on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    invitation_hashes: Vec<String>,
 }
 
-/// Fresh secrets for a game of `players` seats, with the seats' tokens in clear
-/// (returned once to the creator, never stored).
+/// The sealed data's format this version writes (1: seed and token hashes only).
+const SECRETS_FORMAT: u32 = 2;
+
+/// What the creator of a game receives in clear, once: the server keeps
+/// only hashes.
+#[derive(Debug)]
+pub struct Credentials {
+    /// Each seat's first token.
+    pub tokens: Vec<String>,
+    /// The game-admin token.
+    pub admin: String,
+    /// Each seat's invitation code (empty unless asked for).
+    pub invitations: Vec<String>,
+}
+
+/// Fresh secrets for a game of `players` seats, with invitation codes when
+/// `invitations` is set, and the credentials in clear (returned once to
+/// the creator, never stored).
+///
+/// # Errors
+/// When the operating system's random source fails.
+pub fn generate_with(players: usize, invitations: bool) -> Result<(Secrets, Credentials), getrandom::Error> {
+    let seed = Seed(random_bytes()?);
+    let (tokens, token_hashes) = credentials(TOKEN_PREFIX, players)?;
+    let (mut admin, admin_hash) = credentials(ADMIN_PREFIX, 1)?;
+    let (codes, invitation_hashes) = credentials(INVITATION_PREFIX, if invitations { players } else { 0 })?;
+    let secrets = Secrets { seed, token_hashes, admin_hash: admin_hash.first().copied(), invitation_hashes };
+    Ok((secrets, Credentials { tokens, admin: admin.remove(0), invitations: codes }))
+}
+
+/// Fresh secrets for a game of `players` seats, with the seats' tokens in clear.
 ///
 /// # Errors
 /// When the operating system's random source fails.
 pub fn generate(players: usize) -> Result<(Secrets, Vec<String>), getrandom::Error> {
-    let seed = Seed(random_bytes()?);
-    let mut tokens = Vec::with_capacity(players);
-    let mut token_hashes = Vec::with_capacity(players);
-    for _ in 0..players {
-        let token = format!("{TOKEN_PREFIX}{}", hex::encode(random_bytes()?));
-        token_hashes.push(hash_token(&token));
-        tokens.push(token);
+    generate_with(players, false).map(|(secrets, credentials)| (secrets, credentials.tokens))
+}
+
+/// A fresh seat token, and its hash.
+///
+/// # Errors
+/// When the operating system's random source fails.
+pub fn new_token() -> Result<(String, [u8; 32]), getrandom::Error> {
+    let (mut tokens, hashes) = credentials(TOKEN_PREFIX, 1)?;
+    Ok((tokens.remove(0), hashes[0]))
+}
+
+/// `count` fresh secrets with `prefix`, and their hashes.
+fn credentials(prefix: &str, count: usize) -> Result<(Vec<String>, Vec<[u8; 32]>), getrandom::Error> {
+    let mut clear = Vec::with_capacity(count);
+    let mut hashes = Vec::with_capacity(count);
+    for _ in 0..count {
+        let secret = format!("{prefix}{}", hex::encode(random_bytes()?));
+        hashes.push(hash_token(&secret));
+        clear.push(secret);
     }
-    Ok((Secrets { seed, token_hashes }, tokens))
+    Ok((clear, hashes))
 }
 
 /// 32 bytes from the operating system's random source.
@@ -58,24 +118,31 @@ pub fn random_bytes() -> Result<[u8; 32], getrandom::Error> {
     Ok(bytes)
 }
 
-fn hash_token(token: &str) -> [u8; 32] {
+/// SHA-256 of a token or code: what the server keeps of it.
+#[must_use]
+pub fn hash_token(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
 impl Secrets {
-    /// The seat whose token this is, comparing against every seat's hash in
-    /// constant time (no early exit), so timing tells nothing about tokens.
+    /// The seat whose first token this is, comparing against every seat's
+    /// hash in constant time (no early exit), so timing tells nothing about
+    /// tokens. (A live game asks its table, which knows the tokens issued since.)
     #[must_use]
     pub fn seat_of(&self, token: &str) -> Option<Seat> {
-        let presented = hash_token(token);
-        let mut found: Option<Seat> = None;
-        for (i, stored) in self.token_hashes.iter().enumerate() {
-            let equal: bool = presented.ct_eq(stored).into();
-            if equal {
-                found = Some(Seat(i as u8));
-            }
-        }
-        found
+        matching(&self.token_hashes, token)
+    }
+
+    /// Whether `token` is the game-admin token.
+    #[must_use]
+    pub fn is_admin(&self, token: &str) -> bool {
+        self.admin_hash.is_some_and(|hash| bool::from(hash_token(token).ct_eq(&hash)))
+    }
+
+    /// The seat whose invitation `code` is.
+    #[must_use]
+    pub fn invited_seat(&self, code: &str) -> Option<Seat> {
+        matching(&self.invitation_hashes, code)
     }
 
     /// Hex SHA-256 of the seed: the commitment published at creation.
@@ -87,8 +154,13 @@ impl Secrets {
     /// The bytes kept as the stream's sealed data.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let stored =
-            StoredSecrets { format: 1, seed: hex::encode(self.seed.0), token_hashes: self.token_hashes.iter().map(hex::encode).collect() };
+        let stored = StoredSecrets {
+            format: SECRETS_FORMAT,
+            seed: hex::encode(self.seed.0),
+            token_hashes: self.token_hashes.iter().map(hex::encode).collect(),
+            admin_hash: self.admin_hash.map(hex::encode),
+            invitation_hashes: self.invitation_hashes.iter().map(hex::encode).collect(),
+        };
         serde_json::to_vec(&stored).expect("secrets serialize")
     }
 
@@ -98,13 +170,27 @@ impl Secrets {
     /// When the bytes are not secrets of a known format.
     pub fn from_bytes(bytes: &[u8]) -> Result<Secrets, String> {
         let stored: StoredSecrets = serde_json::from_slice(bytes).map_err(|e| format!("unreadable secrets: {e}"))?;
-        if stored.format != 1 {
+        if !(1..=SECRETS_FORMAT).contains(&stored.format) {
             return Err(format!("unknown secrets format {}", stored.format));
         }
         let seed = decode32(&stored.seed)?;
         let token_hashes = stored.token_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
-        Ok(Secrets { seed: Seed(seed), token_hashes })
+        let admin_hash = stored.admin_hash.as_deref().map(decode32).transpose()?;
+        let invitation_hashes = stored.invitation_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
+        Ok(Secrets { seed: Seed(seed), token_hashes, admin_hash, invitation_hashes })
     }
+}
+
+/// The index of the hash `secret` has among `hashes`, compared in constant time.
+fn matching(hashes: &[[u8; 32]], secret: &str) -> Option<Seat> {
+    let presented = hash_token(secret);
+    let mut found: Option<Seat> = None;
+    for (i, stored) in hashes.iter().enumerate() {
+        if bool::from(presented.ct_eq(stored)) {
+            found = u8::try_from(i).ok().map(Seat);
+        }
+    }
+    found
 }
 
 fn decode32(text: &str) -> Result<[u8; 32], String> {
@@ -140,8 +226,28 @@ mod tests {
     }
 
     #[test]
+    fn admin_tokens_and_invitations_open_what_they_were_made_for() {
+        let (secrets, made) = generate_with(3, true).unwrap();
+        assert!(made.admin.starts_with(ADMIN_PREFIX) && secrets.is_admin(&made.admin));
+        assert!(!secrets.is_admin(&made.tokens[0]), "a seat's token is not the admin's");
+        for (i, code) in made.invitations.iter().enumerate() {
+            assert!(code.starts_with(INVITATION_PREFIX));
+            assert_eq!(secrets.invited_seat(code), Some(Seat(i as u8)));
+        }
+        assert_eq!(secrets.invited_seat(&made.tokens[1]), None);
+        assert_eq!(Secrets::from_bytes(&secrets.to_bytes()).unwrap(), secrets);
+    }
+
+    #[test]
+    fn format_1_secrets_still_read() {
+        let old = br#"{"format":1,"seed":"0000000000000000000000000000000000000000000000000000000000000000","token_hashes":[]}"#;
+        let secrets = Secrets::from_bytes(old).unwrap();
+        assert_eq!((secrets.admin_hash, secrets.invitation_hashes.len()), (None, 0));
+    }
+
+    #[test]
     fn commitment_is_sha256_of_the_seed() {
-        let secrets = Secrets { seed: Seed([0; 32]), token_hashes: vec![] };
+        let secrets = Secrets { seed: Seed([0; 32]), token_hashes: vec![], admin_hash: None, invitation_hashes: vec![] };
         // SHA-256 of 32 zero bytes.
         assert_eq!(secrets.seed_commitment(), "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925");
     }

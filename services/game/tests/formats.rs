@@ -39,7 +39,7 @@ fn format_1_exports_still_verify_replay_and_read_as_format_1() {
         let report = export::verify(export.as_bytes());
         assert!(report.valid, "{kind}: {:?}", report.fault);
         assert!(report.replayed && report.chain_intact, "{kind}: replayed and chained");
-        assert!(report.status.as_ref().is_some_and(ludo_engine::Status::is_finished), "{kind}: the game was over");
+        assert!(report.status.as_ref().is_some_and(ludo_game::Status::is_finished), "{kind}: the game was over");
         let (_, bytes) = records_of(export);
         for raw in &bytes {
             let record = Record::from_bytes(raw).expect("a format 1 record reads");
@@ -49,7 +49,7 @@ fn format_1_exports_still_verify_replay_and_read_as_format_1() {
             match &record.body {
                 RecordBody::GameCreated(created) => assert!(created.bots.is_empty(), "format 1 has no bot seats"),
                 RecordBody::Move(mv) => assert!(mv.bot.is_none(), "format 1 moves were a seat's own"),
-                RecordBody::SeatBot(_) => panic!("format 1 has no seat_bot records"),
+                other => panic!("format 1 has no {} records", other.type_name()),
             }
         }
     }
@@ -99,6 +99,8 @@ async fn a_half_played_format_1_game_goes_on_in_format_2() {
     let secrets = Secrets {
         seed: ludo_engine::Seed(seed),
         token_hashes: tokens.iter().map(|t| <[u8; 32]>::from(Sha256::digest(t.as_bytes()))).collect(),
+        admin_hash: None,
+        invitation_hashes: Vec::new(),
     };
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
     let stream = header.game_id.parse::<ludo_game::GameId>().unwrap().stream();
@@ -118,7 +120,7 @@ async fn a_half_played_format_1_game_goes_on_in_format_2() {
     assert!(report.valid && report.chain_intact, "{:?}", report.fault);
     let (_, mixed) = records_of(std::str::from_utf8(&export).unwrap());
     let formats: Vec<u32> = mixed.iter().map(|r| Record::from_bytes(r).unwrap().format).collect();
-    assert!(formats[..cut].iter().all(|&f| f == 1) && formats[cut] == 2, "{formats:?}");
+    assert!(formats[..cut].iter().all(|&f| f == 1) && formats[cut] == ludo_game::record::FORMAT, "{formats:?}");
 }
 
 fn created(bots: Vec<Option<BotSeat>>) -> (Record, ludo_engine::Seed) {
@@ -131,8 +133,9 @@ fn created(bots: Vec<Option<BotSeat>>) -> (Record, ludo_engine::Seed) {
         kind: kind.id.into(),
         ruleset: kind.ruleset.into(),
         options: new.options,
-        seats: vec!["Ann".into(), "Robo".into()],
+        seats: vec![Some("Ann".into()), Some("Robo".into())],
         bots,
+        public: false,
         seed_commitment: ludo_game::record::sha256_hex(&seed.0),
     });
     (Record::seal(0, "2026-11-23T00:00:00.000Z".into(), body, &public, &GENESIS).unwrap(), seed)
@@ -190,7 +193,7 @@ fn a_seat_handed_to_a_bot_lets_that_bot_move_and_taking_it_back_stops_it() {
     let mut log = vec![first];
     log.push(hand(&log, Some(random)));
     let replayed = replay(&log, &seed, false).unwrap();
-    assert_eq!(replayed.state.bots[usize::from(to_move.0)], Some(random));
+    assert_eq!(replayed.state.table.bot(to_move), Some(random));
     assert_eq!(replayed.state.version, 1, "a hand-over is a record");
     log.push(next_move(&log, &seed, Some(BotMark { level: BotLevel::Random, version: "0.1.0".into() })));
     assert!(replay(&log, &seed, false).is_ok(), "the bot moved for the seat it was handed");
@@ -212,7 +215,10 @@ async fn created_bot_seats_are_recorded_in_game_created() {
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
     let service = GameService::new(store, Arc::new(SystemClock));
     let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Greedy, think_ms: Some(250) })];
-    let game = service.create(CreateGame { kind: "cardinal".into(), players, options: None }).await.unwrap();
+    let game = service
+        .create(CreateGame { kind: "cardinal".into(), players: players.into_iter().map(Some).collect(), options: None, public: false })
+        .await
+        .unwrap();
     let id = game.id.parse().unwrap();
     let page = service.events(&id, None, 0, 1).await.unwrap();
     let created = page.events[0].game.as_ref().unwrap();

@@ -14,7 +14,7 @@ mod postgres;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ludo_engine::Status;
+use ludo_game::Status;
 use ludo_game::api::{CreateGame, CreatedGame, MoveInput, Submission};
 use ludo_game::{GameId, GameService, ServiceError, SystemClock};
 use ludo_storage::{EventStore, PgOptions, PgStore};
@@ -50,8 +50,11 @@ fn gid(game: &CreatedGame) -> GameId {
 }
 
 async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
-    let players = (0..players).map(|i| format!("P{i}").into()).collect();
-    service.create(CreateGame { kind: kind.into(), players, options: Some(json!({})) }).await.expect("created")
+    let players: Vec<ludo_game::api::Player> = (0..players).map(|i| format!("P{i}").into()).collect();
+    service
+        .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: Some(json!({})), public: false })
+        .await
+        .expect("created")
 }
 
 /// The seat to move, its token and a legal move, as `service` sees the game.

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use ludo_engine::{Seat, Status};
+use ludo_engine::Seat;
+use ludo_game::Status;
 use ludo_game::api::{CreateGame, CreatedGame, ListFilter, SubmitMove};
 use ludo_game::{GameId, GameService, ServiceError, SystemClock};
 use ludo_storage::{EventStore, MemoryStore, StoreError, StoreFuture, StoredRecord, StreamId, StreamSummary};
@@ -23,8 +24,9 @@ async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
     service
         .create(CreateGame {
             kind: "cardinal".into(),
-            players: players.iter().map(|&s| s.into()).collect(),
+            players: players.iter().map(|&s| Some(s.into())).collect(),
             options: Some(json!({"first_seat": 0})),
+            public: false,
         })
         .await
         .expect("created")
@@ -179,8 +181,9 @@ async fn creation_refuses_bad_kinds_players_and_options_by_field() {
     let (service, _) = service();
     let create = |kind: &str, players: &[&str], options: Option<Value>| CreateGame {
         kind: kind.into(),
-        players: players.iter().map(|&s| s.into()).collect(),
+        players: players.iter().map(|&s| Some(s.into())).collect(),
         options,
+        public: false,
     };
     let field = |err: ServiceError| match err {
         ServiceError::InvalidInput { field, .. } => field,
@@ -280,7 +283,10 @@ async fn pages_that_fill_up_in_the_last_batch_still_point_to_the_rest() {
     for kind in ["cardinal", "battle13", "cardinal", "battle13", "cardinal", "cardinal", "cardinal"] {
         let players: Vec<ludo_game::api::Player> =
             if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(Into::into).to_vec() };
-        let game = service.create(CreateGame { kind: kind.into(), players, options: None }).await.unwrap();
+        let game = service
+            .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: None, public: false })
+            .await
+            .unwrap();
         if kind == "cardinal" {
             cardinal_ids.push(game.id);
         }

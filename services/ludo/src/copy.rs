@@ -136,8 +136,9 @@ mod tests {
             let created = service
                 .create(CreateGame {
                     kind: "battle13".into(),
-                    players: vec!["A".into(), "B".into(), "C".into(), "D".into()],
+                    players: vec![Some("A".into()), Some("B".into()), Some("C".into()), Some("D".into())],
                     options: None,
+                    public: false,
                 })
                 .await
                 .unwrap();

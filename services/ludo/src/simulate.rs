@@ -172,7 +172,7 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
         let store = Arc::new(ludo_storage::MemoryStore::new());
         let service = ludo_game::GameService::new(store, Arc::new(ludo_game::SystemClock));
         // Each seat is recorded as the bot that plays it, and each move as that bot's.
-        let names = (0..players)
+        let names: Vec<ludo_game::api::Player> = (0..players)
             .map(|s| {
                 let level = ludo_game::bot::BotLevel::from(bots[s].level());
                 ludo_game::api::Player::bot(
@@ -182,7 +182,12 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
             })
             .collect();
         let created = service
-            .create(ludo_game::api::CreateGame { kind: kind.into(), players: names, options: None })
+            .create(ludo_game::api::CreateGame {
+                kind: kind.into(),
+                players: names.into_iter().map(Some).collect(),
+                options: None,
+                public: false,
+            })
             .await
             .map_err(|e| e.to_string())?;
         let id: ludo_game::GameId = created.id.parse().map_err(|e: ludo_game::ServiceError| e.to_string())?;
@@ -190,9 +195,10 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
         let outcome = loop {
             let state = service.get(&id, None).await.map_err(|e| e.to_string())?;
             let seat = match state.status {
-                Status::Finished { result } => break result,
-                Status::InProgress { to_move } if moves < MAX_MOVES => to_move[0],
-                Status::InProgress { .. } => return Err(format!("a game did not end within {MAX_MOVES} moves")),
+                ludo_game::Status::Finished { result, .. } => break result,
+                ludo_game::Status::InProgress { to_move } if moves < MAX_MOVES => to_move[0],
+                ludo_game::Status::InProgress { .. } => return Err(format!("a game did not end within {MAX_MOVES} moves")),
+                other => return Err(format!("a game of bots stood {other:?}")),
             };
             let token = created.seats[seat.index()].token.clone();
             let bot = bots[seat.index()].clone();

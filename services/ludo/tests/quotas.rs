@@ -51,12 +51,8 @@ async fn creation_and_records_are_limited_per_address_on_both_transports() {
     assert_rate_limited(status, retry_after.as_deref(), &body);
     // gRPC draws on the same bucket.
     let mut grpc = pb::ludo_client::LudoClient::connect(server.base.clone()).await.unwrap();
-    let request = pb::CreateGameRequest {
-        kind: "cardinal".into(),
-        players: vec!["Ann".into(), "Bob".into()],
-        options: None,
-        bots: Default::default(),
-    };
+    let request =
+        pb::CreateGameRequest { kind: "cardinal".into(), players: vec!["Ann".into(), "Bob".into()], options: None, ..Default::default() };
     assert_grpc_rate_limited(&grpc.create_game(request.clone()).await.unwrap_err());
     // Refused creations stored nothing; after the wait, creating works again.
     let listed: Value = http.get(&games).send().await.unwrap().json().await.unwrap();
@@ -162,7 +158,7 @@ async fn what_a_client_stores_is_bounded() {
             kind: "cardinal".into(),
             players: vec!["Ann".into(), "B\u{202E}ob".into()],
             options: None,
-            bots: Default::default(),
+            ..Default::default()
         })
         .await
         .unwrap_err();

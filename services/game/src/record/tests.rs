@@ -23,6 +23,30 @@ mod reference {
         GameCreated(GameCreated),
         Move(OldMove),
         SeatBot(OldSeatBot),
+        SeatJoined(OldSeatJoined),
+        SeatLeft(OldSeat),
+        GameCancelled,
+        SeatToken(OldSeatToken),
+        SeatResigned(OldSeatBot),
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldSeatJoined {
+        pub seat: Seat,
+        pub name: String,
+        pub bot: Option<BotSeat>,
+        pub token_hash: Option<String>,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldSeat {
+        pub seat: Seat,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldSeatToken {
+        pub seat: Seat,
+        pub token_hash: String,
     }
 
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +65,11 @@ mod reference {
     }
 
     impl OldBody {
+        /// Whether records of this type carry effects (seat records do not).
+        pub fn has_effects(&self) -> bool {
+            matches!(self, OldBody::GameCreated(_) | OldBody::Move(_) | OldBody::SeatBot(_))
+        }
+
         /// The same body for the new implementation, which writes the move
         /// from the tree it is given.
         pub fn new_body(&self) -> RecordBody {
@@ -54,6 +83,13 @@ mod reference {
                     })
                 }
                 OldBody::SeatBot(s) => RecordBody::SeatBot(SeatBotRecord { seat: s.seat, bot: s.bot }),
+                OldBody::SeatJoined(j) => {
+                    RecordBody::SeatJoined(SeatJoined { seat: j.seat, name: j.name.clone(), bot: j.bot, token_hash: j.token_hash.clone() })
+                }
+                OldBody::SeatLeft(s) => RecordBody::SeatLeft { seat: s.seat },
+                OldBody::GameCancelled => RecordBody::GameCancelled,
+                OldBody::SeatToken(t) => RecordBody::SeatToken { seat: t.seat, token_hash: t.token_hash.clone() },
+                OldBody::SeatResigned(s) => RecordBody::SeatResigned { seat: s.seat, bot: s.bot },
             }
         }
 
@@ -68,6 +104,15 @@ mod reference {
                     bot: m.bot.clone(),
                 }),
                 RecordBody::SeatBot(s) => OldBody::SeatBot(OldSeatBot { seat: s.seat, bot: s.bot }),
+                RecordBody::SeatJoined(j) => {
+                    OldBody::SeatJoined(OldSeatJoined { seat: j.seat, name: j.name.clone(), bot: j.bot, token_hash: j.token_hash.clone() })
+                }
+                RecordBody::SeatLeft { seat } => OldBody::SeatLeft(OldSeat { seat: *seat }),
+                RecordBody::GameCancelled => OldBody::GameCancelled,
+                RecordBody::SeatToken { seat, token_hash } => {
+                    OldBody::SeatToken(OldSeatToken { seat: *seat, token_hash: token_hash.clone() })
+                }
+                RecordBody::SeatResigned { seat, bot } => OldBody::SeatResigned(OldSeatBot { seat: *seat, bot: *bot }),
             }
         }
     }
@@ -146,12 +191,15 @@ mod reference {
             if record.to_bytes() != bytes {
                 return Err("record bytes are not in canonical form".into());
             }
+            if !record.body.has_effects() && !record.effects.is_empty() {
+                return Err("a seat record has no effects".into());
+            }
             Ok(record)
         }
     }
 }
 
-use reference::{OldBody, OldMove, OldRecord, OldSeatBot};
+use reference::{OldBody, OldMove, OldRecord, OldSeat, OldSeatBot, OldSeatJoined, OldSeatToken};
 
 fn same_content(new: &Record, old: &OldRecord) -> bool {
     let effects: Vec<Value> = new.effects().map(|e| serde_json::from_slice(e).expect("a stored effect is JSON")).collect();
@@ -225,18 +273,31 @@ fn value() -> impl Strategy<Value = Value> {
 
 fn body() -> impl Strategy<Value = OldBody> {
     prop_oneof![
-        (text(), text(), text(), value(), prop::collection::vec((text(), prop::option::of(bot_seat())), 0..5), text()).prop_map(
-            |(game_id, kind, ruleset, options, seats, seed_commitment)| {
+        (
+            text(),
+            text(),
+            text(),
+            value(),
+            prop::collection::vec((prop::option::of(text()), prop::option::of(bot_seat())), 0..5),
+            any::<bool>(),
+            text()
+        )
+            .prop_map(|(game_id, kind, ruleset, options, seats, public, seed_commitment)| {
                 let (seats, bots) = seats.into_iter().unzip();
-                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, bots, seed_commitment })
-            }
-        ),
+                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, bots, public, seed_commitment })
+            }),
         (any::<u8>(), value(), prop::option::of(text()), prop::option::of((bot_level(), text()))).prop_map(
             |(seat, mv, request_id, bot)| {
                 OldBody::Move(OldMove { seat: Seat(seat), mv, request_id, bot: bot.map(|(level, version)| BotMark { level, version }) })
             }
         ),
         (any::<u8>(), prop::option::of(bot_seat())).prop_map(|(seat, bot)| OldBody::SeatBot(OldSeatBot { seat: Seat(seat), bot })),
+        (any::<u8>(), text(), prop::option::of(bot_seat()), prop::option::of(text()))
+            .prop_map(|(seat, name, bot, token_hash)| OldBody::SeatJoined(OldSeatJoined { seat: Seat(seat), name, bot, token_hash })),
+        any::<u8>().prop_map(|seat| OldBody::SeatLeft(OldSeat { seat: Seat(seat) })),
+        Just(OldBody::GameCancelled),
+        (any::<u8>(), text()).prop_map(|(seat, token_hash)| OldBody::SeatToken(OldSeatToken { seat: Seat(seat), token_hash })),
+        (any::<u8>(), prop::option::of(bot_seat())).prop_map(|(seat, bot)| OldBody::SeatResigned(OldSeatBot { seat: Seat(seat), bot })),
     ]
 }
 
@@ -249,7 +310,11 @@ fn bot_seat() -> impl Strategy<Value = BotSeat> {
 }
 
 fn record() -> impl Strategy<Value = (u64, String, OldBody, Vec<Value>, [u8; 32])> {
-    (any::<u64>(), text(), body(), prop::collection::vec(value(), 0..5), any::<[u8; 32]>())
+    (any::<u64>(), text(), body(), prop::collection::vec(value(), 0..5), any::<[u8; 32]>()).prop_map(|(seq, at, body, effects, prev)| {
+        // Seat records change nothing in the game: they have no effects.
+        let effects = if body.has_effects() { effects } else { Vec::new() };
+        (seq, at, body, effects, prev)
+    })
 }
 
 /// Ways to make canonical bytes not canonical, or not a record: most are
@@ -319,8 +384,9 @@ fn real_games_seal_as_before() {
             kind: kind.id.into(),
             ruleset: kind.ruleset.into(),
             options: new.options.clone(),
-            seats: (0..players).map(|i| format!("Seat «{i}»")).collect(),
+            seats: (0..players).map(|i| Some(format!("Seat «{i}»"))).collect(),
             bots: vec![None; players],
+            public: false,
             seed_commitment: sha256_hex(&seed.0),
         });
         let public = |game: &crate::kinds::AnyGame, effects: &[crate::kinds::AnyEffect]| -> Vec<crate::kinds::AnyEffect> {
@@ -351,8 +417,9 @@ fn created() -> Record {
         kind: "cardinal".into(),
         ruleset: "cardinal/1".into(),
         options: json!({"first_seat": 1, "hash": "0".repeat(64), "board": {"hash": [1, 2]}}),
-        seats: vec!["Ann".into(), "Bob".into()],
+        seats: vec![Some("Ann".into()), Some("Bob".into())],
         bots: vec![None, None],
+        public: false,
         seed_commitment: "00".repeat(32),
     });
     Record::seal(0, "2026-11-22T00:00:00.000Z".into(), body, &[json!({"hash": "x"})], &GENESIS).unwrap()
@@ -441,7 +508,8 @@ fn non_canonical_records_are_refused() {
 #[test]
 fn unknown_format_is_refused() {
     let text = String::from_utf8(created().to_bytes()).unwrap();
-    let edited = text.replace(r#""format":2,"#, r#""format":99,"#);
+    let edited = text.replace(&format!(r#""format":{FORMAT},"#), r#""format":99,"#);
+    assert_ne!(edited, text);
     assert!(Record::from_bytes(edited.as_bytes()).unwrap_err().contains("format"));
 }
 

@@ -114,7 +114,7 @@ impl std::fmt::Debug for Bots {
 
 /// The first seat to move that a bot plays, with its bot.
 fn bot_turn(current: &Current) -> Option<(Seat, BotSeat)> {
-    current.status.to_move().iter().find_map(|&seat| current.bots.get(usize::from(seat.0)).copied().flatten().map(|bot| (seat, bot)))
+    current.status.to_move().iter().find_map(|&seat| current.bot(seat).map(|bot| (seat, bot)))
 }
 
 impl GameService {
@@ -310,13 +310,7 @@ impl GameService {
     /// otherwise as [`Self::submit`].
     pub async fn submit_for_bot(&self, id: &GameId, seat: Seat, request: Submission) -> Result<MoveAccepted, ServiceError> {
         let slot = self.slot(id).await?;
-        let bot = slot
-            .current()
-            .bots
-            .get(usize::from(seat.0))
-            .copied()
-            .flatten()
-            .ok_or_else(|| ServiceError::invalid("seat", format!("no server bot plays {seat}")))?;
+        let bot = slot.current().bot(seat).ok_or_else(|| ServiceError::invalid("seat", format!("no server bot plays {seat}")))?;
         self.submit_as(id, Mover::Bot(seat, bot), request).await
     }
 
@@ -333,31 +327,20 @@ impl GameService {
         let (slot, seat, mut writer) = self.writing(id, Mover::Token(token), Cached::IsLatest).await?;
         let current = slot.current();
         if current.status.is_finished() {
-            return Err(ServiceError::GameFinished);
+            return Err(match current.status {
+                Status::Cancelled => ServiceError::GameCancelled,
+                _ => ServiceError::GameFinished,
+            });
         }
         let bot = request.bot.map(|bot| bot.seat(self.think_ms()));
-        if current.bots.get(usize::from(seat.0)).copied().flatten() == bot {
+        if current.bot(seat) == bot && !current.table.seats().get(usize::from(seat.0)).is_some_and(|s| s.resigned) {
             return Ok(Autopilot { version: current.version, seat, bot });
         }
-        let seq = current.version + 1;
-        let at = timestamp(self.clock.now());
-        let body = RecordBody::SeatBot(SeatBotRecord { seat, bot });
-        let record = Record::seal(seq, at.clone(), body, &[] as &[AnyEffect], &writer.last_hash)
-            .map_err(|e| ServiceError::Internal(format!("the seat_bot record does not serialize: {e}")))?;
-        let mut bots = current.bots.to_vec();
-        bots[usize::from(seat.0)] = bot;
-        let summary = StoredSummary::of(&slot.meta, (seq, &current.status), &bots, &at);
-        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-        self.append_next(&slot, &mut writer, &record, &summary, current.version).await?;
-        if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-            history.push(Applied::SeatBot { seat, bot }, Vec::new(), &current.game);
-        }
-        let now = Arc::new(Current { version: seq, status: current.status.clone(), game: current.game.clone(), bots: bots.into() });
-        *slot.current.write().expect("current lock") = Arc::clone(&now);
+        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatBot(SeatBotRecord { seat, bot })).await?;
         drop(writer);
         tracing::info!(game = %slot.meta.id, %seat, bot = bot.map(|b| b.level.name()), "seat handed over");
         self.wake_bots(slot.meta.stream, &now);
-        Ok(Autopilot { version: seq, seat, bot })
+        Ok(Autopilot { version: now.version, seat, bot })
     }
 }
 

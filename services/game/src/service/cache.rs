@@ -104,11 +104,10 @@ impl GameService {
         .await??;
         let created_at = records[0].at.clone();
         let Replayed { state, request_ids, .. } = replayed;
-        let status = state.game.status();
         let slot = Arc::new(Slot {
             meta: self.meta(id, stream, state.kind, &state.created, created_at, secrets),
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids, evicted: false })),
-            current: RwLock::new(Arc::new(Current { version: state.version, status, game: state.game, bots: state.bots.into() })),
+            current: RwLock::new(Arc::new(Current::new(state.version, state.game, Arc::new(state.table)))),
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
             heard: AtomicU64::new(0),
@@ -149,23 +148,24 @@ impl GameService {
             return Ok(slot);
         }
         let (mut game, mut version, mut last_hash) = (current.game.clone(), current.version, writer.last_hash);
-        let mut bots = current.bots.to_vec();
+        let mut table = Table::clone(&current.table);
         let mut scratch = Vec::new();
         for record in &records {
-            let step = crate::replay::apply_next(&mut game, (version, &last_hash), &mut bots, record, &mut scratch)
+            let step = crate::replay::apply_next(&mut game, (version, &last_hash), &mut table, record, &mut scratch)
                 .map_err(|e| corrupt(&slot.meta.id, e))?;
             if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
                 writer.request_ids.insert(id.clone(), record.seq);
             }
             if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-                history.push(step.applied, step.effects, &game);
+                let seated = matches!(step.applied, Applied::Table).then(|| Arc::new(table.clone()));
+                history.push(step.applied, step.effects, &game, seated);
             }
             version += 1;
             last_hash = step.hash;
         }
         writer.last_hash = last_hash;
         tracing::debug!(game = %slot.meta.id, from = current.version, to = version, "caught up with the store");
-        *slot.current.write().expect("current lock") = Arc::new(Current { version, status: game.status(), game, bots: bots.into() });
+        *slot.current.write().expect("current lock") = Arc::new(Current::new(version, game, Arc::new(table)));
         drop(writer);
         Ok(slot)
     }

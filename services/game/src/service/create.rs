@@ -75,7 +75,6 @@ impl GameService {
             stream,
             kind,
             ruleset: created.ruleset.clone(),
-            seats: created.seats.clone(),
             seed_commitment: created.seed_commitment.clone(),
             options,
             created_at,
@@ -120,11 +119,17 @@ impl GameService {
             let known: Vec<&str> = kinds::KINDS.iter().map(|k| k.id).collect();
             ServiceError::invalid("kind", format!("unknown game kind `{}`; this server hosts: {}", request.kind, known.join(", ")))
         })?;
-        let names: Vec<String> = request.players.iter().map(|player| player.name.clone()).collect();
+        let names: Vec<Option<String>> = request.players.iter().map(|player| player.as_ref().map(|p| p.name.clone())).collect();
         check_players(kind, &names)?;
-        let bots: Vec<Option<BotSeat>> = request.players.iter().map(|player| player.bot.map(|bot| bot.seat(self.think_ms()))).collect();
+        let lobby = names.iter().any(Option::is_none);
+        if request.public && !lobby {
+            return Err(ServiceError::invalid("public", "a public game needs a seat left open (null in `players`) for others to join"));
+        }
+        let bots: Vec<Option<BotSeat>> =
+            request.players.iter().map(|player| player.as_ref().and_then(|p| p.bot).map(|bot| bot.seat(self.think_ms()))).collect();
         let options = self.fill_defaults(kind, request.options)?;
-        let (secrets, tokens) = secrets::generate(names.len()).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let (secrets, credentials) =
+            secrets::generate_with(names.len(), lobby).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let new = kind.create(names.len(), &options, &secrets.seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
             CreateError::Setup(setup @ ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", setup.to_string()),
@@ -142,7 +147,8 @@ impl GameService {
             ruleset: kind.ruleset.into(),
             options: new.options,
             seats: names.clone(),
-            bots: bots.clone(),
+            bots,
+            public: request.public,
             seed_commitment: secrets.seed_commitment(),
         };
         let public: Vec<AnyEffect> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator)).collect();
@@ -150,26 +156,53 @@ impl GameService {
         let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), &public, &GENESIS)
             .map_err(|e| ServiceError::Internal(format!("the game's first record does not serialize: {e}")))?;
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
-        let status = new.game.status();
+        let table = Arc::new(Table::new(&created, kind.sides(names.len())));
+        let current = Current::new(0, new.game, Arc::clone(&table));
+        let status = current.status.clone();
         let meta = self.meta(id.clone(), stream, kind, &created, at.clone(), secrets);
-        let summary = StoredSummary::of(&meta, (0, &status), &bots, &at);
+        let summary = StoredSummary::of(&meta, (0, &status), &table, &at);
         self.store
             .append(AppendRequest::create(stream, vec![record.to_bytes()], Some(meta.secrets.to_bytes())).with_summary(summary.to_bytes()))
             .await?;
         let slot = Arc::new(Slot {
             meta,
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash, request_ids: HashMap::new(), evicted: false })),
-            current: RwLock::new(Arc::new(Current { version: 0, status: status.clone(), game: new.game, bots: bots.into() })),
+            current: RwLock::new(Arc::new(current)),
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
             heard: AtomicU64::new(0),
         });
         let slot = self.cache(stream, slot);
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
-        tracing::info!(game = %id, kind = kind.id, players = names.len(), "game created");
+        tracing::info!(game = %id, kind = kind.id, players = names.len(), open = lobby, "game created");
         self.wake_bots(stream, &slot.current());
-        let seats =
-            tokens.into_iter().zip(names).enumerate().map(|(i, (token, name))| SeatToken { seat: Seat(i as u8), name, token }).collect();
-        Ok(CreatedGame { id, kind: kind.id.into(), version: 0, seats, seed_commitment: created.seed_commitment, status })
+        let seats = credentials
+            .tokens
+            .into_iter()
+            .zip(names)
+            .enumerate()
+            .filter_map(|(i, (token, name))| Some(SeatToken { seat: Seat(i as u8), name: name?, token }))
+            .collect();
+        let invitations = credentials
+            .invitations
+            .into_iter()
+            .enumerate()
+            .map(|(i, code)| Invitation {
+                seat: Seat(i as u8),
+                open: table.seats()[i].name.is_none(),
+                link: format!("/games/{id}/join#{code}"),
+                code,
+            })
+            .collect();
+        Ok(CreatedGame {
+            id,
+            kind: kind.id.into(),
+            version: 0,
+            seats,
+            admin_token: credentials.admin,
+            invitations,
+            seed_commitment: created.seed_commitment,
+            status,
+        })
     }
 }

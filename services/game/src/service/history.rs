@@ -10,12 +10,14 @@
 //! between), and then kept in step by the writer. It lives and dies with the
 //! game's place in the cache; games nobody reads that way never build one.
 
+use std::sync::Arc;
+
 use ludo_engine::Seat;
 
-use crate::bot::BotSeat;
 use crate::kinds::{AnyEffect, AnyGame, AnyMove};
 use crate::record::Record;
 use crate::replay::{Applied, ReplayError, Replayer};
+use crate::table::Table;
 
 /// Records between two kept states of the game.
 pub(super) const SNAPSHOT_EVERY: u64 = 32;
@@ -23,7 +25,7 @@ pub(super) const SNAPSHOT_EVERY: u64 = 32;
 /// One record as the history keeps it.
 #[derive(Debug)]
 struct Entry {
-    /// Who moved and what (none for record 0 and `seat_bot` records).
+    /// Who moved and what (none for record 0 and seat records).
     mv: Option<(Seat, AnyMove)>,
     /// What happened, unredacted.
     effects: Vec<AnyEffect>,
@@ -35,10 +37,9 @@ pub(super) struct History {
     entries: Vec<Entry>,
     /// The game after records 0, `SNAPSHOT_EVERY`, 2 × `SNAPSHOT_EVERY` …
     snapshots: Vec<AnyGame>,
-    /// Per seat, the bot that played it after record 0.
-    first_bots: Vec<Option<BotSeat>>,
-    /// Each `seat_bot` record: its seq, its seat, and who played the seat after it.
-    handovers: Vec<(u64, Seat, Option<BotSeat>)>,
+    /// The table after record 0 and after each seat record, with the
+    /// record's seq (seat records are few: a table each is cheap).
+    tables: Vec<(u64, Arc<Table>)>,
 }
 
 impl History {
@@ -49,18 +50,18 @@ impl History {
     pub(super) fn build(records: &[Record], seed: &ludo_engine::Seed) -> Result<History, ReplayError> {
         let first = records.first().ok_or_else(|| ReplayError { seq: 0, reason: "the log is empty".into() })?;
         let (mut replayer, effects) = Replayer::start(first, seed)?;
-        let mut history = History::new(&replayer.game, effects, replayer.bots.clone());
+        let mut history = History::new(&replayer.game, effects, Arc::new(replayer.table.clone()));
         for record in &records[1..] {
             let (applied, effects) = replayer.step(record)?;
-            history.push(applied, effects, &replayer.game);
+            let table = matches!(applied, Applied::Table).then(|| Arc::new(replayer.table.clone()));
+            history.push(applied, effects, &replayer.game, table);
         }
         Ok(history)
     }
 
-    /// The history of a game just set up, with its set-up's effects and
-    /// its seats' bots.
-    pub(super) fn new(game: &AnyGame, effects: Vec<AnyEffect>, bots: Vec<Option<BotSeat>>) -> History {
-        History { entries: vec![Entry { mv: None, effects }], snapshots: vec![game.clone()], first_bots: bots, handovers: Vec::new() }
+    /// The history of a game just set up, with its set-up's effects and table.
+    pub(super) fn new(game: &AnyGame, effects: Vec<AnyEffect>, table: Arc<Table>) -> History {
+        History { entries: vec![Entry { mv: None, effects }], snapshots: vec![game.clone()], tables: vec![(0, table)] }
     }
 
     /// Records kept (the game's version + 1).
@@ -69,14 +70,14 @@ impl History {
     }
 
     /// Keeps the next record, which did `applied` and `effects` and left
-    /// the game as `after`.
-    pub(super) fn push(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame) {
+    /// the game as `after`, and (a seat record) the table as `table`.
+    pub(super) fn push(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame, table: Option<Arc<Table>>) {
+        if let Some(table) = table {
+            self.tables.push((self.len(), table));
+        }
         let mv = match applied {
             Applied::Move { seat, mv } => Some((seat, mv)),
-            Applied::SeatBot { seat, bot } => {
-                self.handovers.push((self.len(), seat, bot));
-                None
-            }
+            Applied::Table => None,
         };
         self.entries.push(Entry { mv, effects });
         if (self.len() - 1).is_multiple_of(SNAPSHOT_EVERY) {
@@ -94,15 +95,10 @@ impl History {
         usize::try_from(seq).ok().and_then(|i| self.entries.get(i)).and_then(|entry| entry.mv.as_ref())
     }
 
-    /// Per seat, the bot that played it after record `at`.
-    pub(super) fn bots_at(&self, at: u64) -> Vec<Option<BotSeat>> {
-        let mut bots = self.first_bots.clone();
-        for &(_, seat, bot) in self.handovers.iter().take_while(|(seq, ..)| *seq <= at) {
-            if let Some(held) = bots.get_mut(usize::from(seat.0)) {
-                *held = bot;
-            }
-        }
-        bots
+    /// The table after record `at`.
+    pub(super) fn table_at(&self, at: u64) -> Arc<Table> {
+        let after = self.tables.partition_point(|(seq, _)| *seq <= at);
+        Arc::clone(&self.tables[after.max(1) - 1].1)
     }
 
     /// The game after record `at`: the snapshot before it and the moves
@@ -117,7 +113,7 @@ impl History {
         }
         let base = at - at % SNAPSHOT_EVERY;
         let mut game = self.snapshots[(base / SNAPSHOT_EVERY) as usize].clone();
-        // Records without a move (who plays a seat) change nothing in the game.
+        // Records without a move (seat records) change nothing in the game.
         for seq in base + 1..=at {
             if let Some((seat, mv)) = self.move_of(seq) {
                 game.apply(*seat, mv).map_err(|err| format!("record {seq} no longer applies: {err:?}"))?;
@@ -143,7 +139,18 @@ mod tests {
         for kind in KINDS {
             let new = kind.create(kind.min_players, &kind.default_options(), &Seed([3; 32])).expect("default set-up");
             let mut game = new.game;
-            let mut history = History::new(&game, new.effects.clone(), vec![None; kind.min_players]);
+            let created = crate::record::GameCreated {
+                game_id: "g".into(),
+                kind: kind.id.into(),
+                ruleset: kind.ruleset.into(),
+                options: kind.default_options(),
+                seats: vec![Some("P".into()); kind.min_players],
+                bots: vec![None; kind.min_players],
+                public: false,
+                seed_commitment: String::new(),
+            };
+            let table = Arc::new(Table::new(&created, kind.sides(kind.min_players)));
+            let mut history = History::new(&game, new.effects.clone(), table);
             let mut states = vec![game.clone()];
             let mut effects = vec![new.effects];
             for i in 0..(3 * SNAPSHOT_EVERY + 5) as usize {
@@ -151,7 +158,7 @@ mod tests {
                 let legal = game.legal_moves(seat);
                 let mv = legal[(i * 7 + 3) % legal.len()].clone();
                 let did = game.apply(seat, &mv).expect("a legal move applies");
-                history.push(Applied::Move { seat, mv }, did.clone(), &game);
+                history.push(Applied::Move { seat, mv }, did.clone(), &game, None);
                 states.push(game.clone());
                 effects.push(did);
             }

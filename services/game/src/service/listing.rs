@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use ludo_engine::Status;
+use crate::status::Status;
 use ludo_storage::{AppendRequest, StreamId, StreamSummary};
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +18,7 @@ use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
 use crate::bot::BotSeat;
 use crate::error::ServiceError;
 use crate::kinds;
+use crate::table::Table;
 
 /// Most summaries one listing request reads: a filter that matches few
 /// games returns a short page (with `next_after`) rather than scan them all.
@@ -31,7 +32,8 @@ const SUMMARY_FORMAT: u32 = 1;
 pub(super) struct StoredSummary {
     format: u32,
     kind: String,
-    seats: Vec<String>,
+    /// Names by seat; null for an open seat.
+    seats: Vec<Option<String>>,
     created_at: String,
     version: u64,
     status: Status,
@@ -40,6 +42,12 @@ pub(super) struct StoredSummary {
     /// Per seat, the server bot that plays it (absent: none does).
     #[serde(default, skip_serializing_if = "no_bots")]
     bots: Vec<Option<BotSeat>>,
+    /// Seats whose player resigned (absent: none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    resigned: Vec<u8>,
+    /// Whether anyone may join its open seats.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    public: bool,
 }
 
 fn no_bots(bots: &[Option<BotSeat>]) -> bool {
@@ -47,32 +55,28 @@ fn no_bots(bots: &[Option<BotSeat>]) -> bool {
 }
 
 impl StoredSummary {
-    /// The summary of a game of `kind` for `seats` (played by `bots`),
-    /// created at `created_at`, at `version` with `status`, its last record
-    /// made at `last_at`.
-    pub(super) fn new(
-        kind: String,
-        (seats, bots): (Vec<String>, &[Option<BotSeat>]),
-        created_at: String,
-        (version, status): (u64, &Status),
-        last_at: &str,
-    ) -> Self {
+    /// The summary of a game of `kind` with `table`, created at
+    /// `created_at`, at `version` with `status`, its last record made at `last_at`.
+    pub(super) fn new(kind: String, table: &Table, created_at: String, (version, status): (u64, &Status), last_at: &str) -> Self {
+        let bots = table.bots();
         StoredSummary {
             format: SUMMARY_FORMAT,
             kind,
-            seats,
+            seats: table.seats().iter().map(|s| s.name.clone()).collect(),
             created_at,
             version,
             status: status.clone(),
             finished_at: status.is_finished().then(|| last_at.to_string()),
-            bots: if no_bots(bots) { Vec::new() } else { bots.to_vec() },
+            bots: if no_bots(&bots) { Vec::new() } else { bots },
+            resigned: table.seats().iter().enumerate().filter(|(_, s)| s.resigned).map(|(i, _)| i as u8).collect(),
+            public: table.public(),
         }
     }
 
-    /// The summary of a live game at `version` with `status` and its seats
-    /// played by `bots`, its last record made at `last_at`.
-    pub(super) fn of(meta: &GameMeta, (version, status): (u64, &Status), bots: &[Option<BotSeat>], last_at: &str) -> Self {
-        StoredSummary::new(meta.kind.id.into(), (meta.seats.clone(), bots), meta.created_at.clone(), (version, status), last_at)
+    /// The summary of a live game at `version` with `status` and `table`,
+    /// its last record made at `last_at`.
+    pub(super) fn of(meta: &GameMeta, (version, status): (u64, &Status), table: &Table, last_at: &str) -> Self {
+        StoredSummary::new(meta.kind.id.into(), table, meta.created_at.clone(), (version, status), last_at)
     }
 
     /// Whether a seat a server bot plays is to move.
@@ -98,8 +102,14 @@ impl StoredSummary {
                 .seats
                 .into_iter()
                 .enumerate()
-                .map(|(i, name)| SeatInfo { seat: ludo_engine::Seat(i as u8), name, bot: self.bots.get(i).copied().flatten() })
+                .map(|(i, name)| SeatInfo {
+                    seat: ludo_engine::Seat(i as u8),
+                    name,
+                    bot: self.bots.get(i).copied().flatten(),
+                    resigned: self.resigned.contains(&(i as u8)),
+                })
                 .collect(),
+            public: self.public,
             version: self.version,
             status: self.status,
             created_at: self.created_at,
@@ -141,7 +151,8 @@ impl GameService {
                 let Some(summary) = self.summary_of(listed).await? else { continue };
                 let kind_ok = filter.kind.as_deref().is_none_or(|k| k == summary.kind);
                 let state_ok = filter.finished.is_none_or(|f| f == summary.status.is_finished());
-                if kind_ok && state_ok {
+                let open_ok = !filter.open || (summary.public && matches!(summary.status, Status::Waiting { .. }));
+                if kind_ok && state_ok && open_ok {
                     games.push(summary.listed(game_id(after.expect("just set"))));
                     if games.len() == limit {
                         let more = !exhausted || i + 1 < batch_len;
@@ -183,7 +194,7 @@ impl GameService {
         let current = slot.current();
         let last = self.records(&slot, current.version, Some(current.version + 1)).await?;
         let last_at = last.first().map_or_else(|| slot.meta.created_at.clone(), |record| record.at.clone());
-        let summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.bots, &last_at);
+        let summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, &last_at);
         // Refused when the game moved meanwhile: that move wrote its own.
         let written = self.store.append(AppendRequest::describe(stream, current.version + 1, summary.to_bytes())).await;
         if let Err(err) = written {

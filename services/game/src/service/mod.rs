@@ -4,7 +4,8 @@
 //! `submit` (the single writer, versions, request ids), `reads` (state,
 //! legal moves, log pages, steps, replays), `watch` (live streams),
 //! `tickets` (stream tickets), `transfer` (export, import), `listing`,
-//! `cache` (live games, loading, eviction) and `ids`. This file holds the
+//! `cache` (live games, loading, eviction), `bots` (bot seats, autopilot),
+//! `seats` (joining, leaving, cancelling, reissuing, resigning) and `ids`. This file holds the
 //! service, the live game's parts, and the helpers they share.
 
 mod bots;
@@ -14,6 +15,7 @@ mod history;
 mod ids;
 mod listing;
 mod reads;
+mod seats;
 mod submit;
 mod tickets;
 mod transfer;
@@ -30,14 +32,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
-use ludo_engine::{MoveError, Seat, Status, Viewer};
+use ludo_engine::{MoveError, Seat, Viewer};
 use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, KindInfo, LegalMoves, MoveAccepted, MoveInput, SeatInfo, SeatToken,
-    Step, StepPage, Submission,
+    CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, Invitation, KindInfo, LegalMoves, MoveAccepted, MoveInput,
+    SeatInfo, SeatToken, Step, StepPage, Submission,
 };
 use crate::bot::{BotMark, BotSeat};
 use crate::error::ServiceError;
@@ -48,6 +50,8 @@ use crate::quota::{Limiter, Rate};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
 use crate::replay::{Applied, ReplayError, Replayed, replay};
 use crate::secrets::{self, Secrets};
+use crate::status::Status;
+use crate::table::{Refusal, Table};
 pub use ids::GameId;
 use ids::{IdGenerator, game_id, parse_id};
 use listing::StoredSummary;
@@ -85,7 +89,6 @@ struct GameMeta {
     stream: StreamId,
     kind: &'static Kind,
     ruleset: String,
-    seats: Vec<String>,
     seed_commitment: String,
     /// The recorded options as JSON text; games on the kind's default
     /// options (a Kardinal & König board is ~10 KB) share one copy.
@@ -98,10 +101,22 @@ struct GameMeta {
 #[derive(Debug)]
 struct Current {
     version: u64,
+    /// How the game stands: the table's word on the engine's.
     status: Status,
     game: AnyGame,
-    /// Per seat, the server bot that plays it.
-    bots: Arc<[Option<BotSeat>]>,
+    /// Who sits at each seat.
+    table: Arc<Table>,
+}
+
+impl Current {
+    fn new(version: u64, game: AnyGame, table: Arc<Table>) -> Current {
+        Current { version, status: table.status(game.status()), game, table }
+    }
+
+    /// The server bot that plays `seat`, if one does.
+    fn bot(&self, seat: Seat) -> Option<BotSeat> {
+        self.table.bot(seat)
+    }
 }
 
 /// What only the game's single writer touches.
@@ -146,9 +161,9 @@ impl Slot {
         match token {
             None => Ok(Viewer::Spectator),
             Some(token) => self
-                .meta
-                .secrets
-                .seat_of(token)
+                .current()
+                .table
+                .seat_of(token, &self.meta.secrets)
                 .map(Viewer::Seat)
                 .ok_or_else(|| ServiceError::Unauthorized { reason: "this token opens no seat of this game".into() }),
         }
@@ -161,14 +176,41 @@ impl Slot {
         }
     }
 
-    /// The seats, with the bots that play them (`bots`, by seat).
-    fn seats(&self, bots: &[Option<BotSeat>]) -> Vec<SeatInfo> {
-        self.meta
-            .seats
-            .iter()
-            .enumerate()
-            .map(|(i, name)| SeatInfo { seat: Seat(i as u8), name: name.clone(), bot: bots.get(i).copied().flatten() })
-            .collect()
+    /// Checks that `token` is the game's admin token.
+    fn admin(&self, token: Option<&str>) -> Result<(), ServiceError> {
+        match token {
+            Some(token) if self.meta.secrets.is_admin(token) => Ok(()),
+            _ => Err(ServiceError::Unauthorized {
+                reason: "this needs the game's admin token (Authorization: Bearer …), given to its creator".into(),
+            }),
+        }
+    }
+}
+
+/// The seats of `table`, as the API shows them.
+fn seat_infos(table: &Table) -> Vec<SeatInfo> {
+    table
+        .seats()
+        .iter()
+        .enumerate()
+        .map(|(i, sitter)| SeatInfo { seat: Seat(i as u8), name: sitter.name.clone(), bot: sitter.bot, resigned: sitter.resigned })
+        .collect()
+}
+
+/// A table's refusal as the service's error.
+fn refusal(refusal: Refusal) -> ServiceError {
+    match refusal {
+        Refusal::UnknownSeat(seat) => ServiceError::invalid("seat", format!("{seat} is not at this table")),
+        Refusal::Started => ServiceError::GameStarted,
+        Refusal::Waiting(open) => ServiceError::GameWaiting { open_seats: open.into_iter().map(Seat).collect() },
+        Refusal::Cancelled => ServiceError::GameCancelled,
+        Refusal::Over => ServiceError::GameFinished,
+        Refusal::Taken(seat) => ServiceError::SeatTaken { seat },
+        Refusal::Open(seat) => ServiceError::SeatOpen { seat },
+        Refusal::Resigned(seat) => ServiceError::SeatResigned { seat },
+        Refusal::NotThatBot(..) | Refusal::Malformed(_) => {
+            ServiceError::Internal(format!("the service made a change the table refuses: {refusal}"))
+        }
     }
 }
 
@@ -267,7 +309,7 @@ fn check_request_id(id: &str) -> Result<(), ServiceError> {
     }
 }
 
-fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
+fn check_players(kind: &Kind, players: &[Option<String>]) -> Result<(), ServiceError> {
     if players.len() < kind.min_players || players.len() > kind.max_players {
         return Err(ServiceError::invalid(
             "players",
@@ -275,16 +317,24 @@ fn check_players(kind: &Kind, players: &[String]) -> Result<(), ServiceError> {
         ));
     }
     for (i, name) in players.iter().enumerate() {
-        let chars = name.chars().count();
-        if name.trim().is_empty() || chars > MAX_NAME_CHARS {
-            return Err(ServiceError::invalid(format!("players[{i}]"), format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank")));
+        if let Some(name) = name {
+            check_name(&format!("players[{i}]"), name)?;
         }
-        if let Some(found) = crate::text::invisible_in(name) {
-            return Err(ServiceError::invalid(
-                format!("players[{i}]"),
-                format!("a name holds visible characters only, not {found}: control, format (bidi, zero-width), separator or private-use"),
-            ));
-        }
+    }
+    Ok(())
+}
+
+/// Checks a player's name (`field` names it in the error).
+fn check_name(field: &str, name: &str) -> Result<(), ServiceError> {
+    let chars = name.chars().count();
+    if name.trim().is_empty() || chars > MAX_NAME_CHARS {
+        return Err(ServiceError::invalid(field, format!("a name is 1 to {MAX_NAME_CHARS} characters, not blank")));
+    }
+    if let Some(found) = crate::text::invisible_in(name) {
+        return Err(ServiceError::invalid(
+            field,
+            format!("a name holds visible characters only, not {found}: control, format (bidi, zero-width), separator or private-use"),
+        ));
     }
     Ok(())
 }
@@ -433,51 +483,40 @@ fn answer(kind: &Kind, version: u64, status: &Status, game: &AnyGame, seat: Seat
 /// A record as an event of `game`'s log (its move typed again), with the
 /// effects the caller may see.
 fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> Result<Event, ServiceError> {
-    Ok(match record.body {
-        RecordBody::GameCreated(created) => Event {
-            seq: record.seq,
-            kind: "game_created".into(),
-            at: record.at,
-            seat: None,
-            mv: None,
-            request_id: None,
-            bot: None,
-            handover: None,
-            game: Some(created),
-            effects,
-            hash: record.hash,
-        },
-        RecordBody::Move(stored) => Event {
-            seq: record.seq,
-            kind: "move".into(),
-            at: record.at,
-            seat: Some(stored.seat),
-            mv: Some(game.parse_move_json(stored.move_json().as_bytes()).map_err(|err| ServiceError::CorruptLog {
+    let mut event = Event {
+        seq: record.seq,
+        kind: record.body.type_name().into(),
+        at: record.at,
+        seat: record.body.seat(),
+        name: None,
+        mv: None,
+        request_id: None,
+        bot: None,
+        handover: None,
+        game: None,
+        effects,
+        hash: record.hash,
+    };
+    match record.body {
+        RecordBody::GameCreated(created) => event.game = Some(created),
+        RecordBody::Move(stored) => {
+            event.mv = Some(game.parse_move_json(stored.move_json().as_bytes()).map_err(|err| ServiceError::CorruptLog {
                 game: id.to_string(),
-                seq: record.seq,
+                seq: event.seq,
                 reason: format!("the recorded move does not parse: {err}"),
-            })?),
-            request_id: stored.request_id,
-            bot: stored.bot,
-            handover: None,
-            game: None,
-            effects,
-            hash: record.hash,
-        },
-        RecordBody::SeatBot(handed) => Event {
-            seq: record.seq,
-            kind: "seat_bot".into(),
-            at: record.at,
-            seat: Some(handed.seat),
-            mv: None,
-            request_id: None,
-            bot: None,
-            handover: Some(crate::api::Handover { bot: handed.bot }),
-            game: None,
-            effects,
-            hash: record.hash,
-        },
-    })
+            })?);
+            event.request_id = stored.request_id;
+            event.bot = stored.bot;
+        }
+        RecordBody::SeatBot(handed) => event.handover = Some(crate::api::Handover { bot: handed.bot }),
+        RecordBody::SeatJoined(joined) => {
+            event.name = Some(joined.name);
+            event.handover = joined.bot.map(|bot| crate::api::Handover { bot: Some(bot) });
+        }
+        RecordBody::SeatResigned { bot, .. } => event.handover = bot.map(|bot| crate::api::Handover { bot: Some(bot) }),
+        RecordBody::SeatLeft { .. } | RecordBody::GameCancelled | RecordBody::SeatToken { .. } => {}
+    }
+    Ok(event)
 }
 
 /// Runs work that takes a while (a whole replay, a store's final flush)

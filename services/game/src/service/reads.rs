@@ -12,11 +12,10 @@ impl GameService {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         let current = slot.current();
-        Ok(self.state_of(&slot, viewer, (current.version, current.version), &current.status, &current.game, &current.bots))
+        Ok(self.state_of(&slot, viewer, (current.version, current.version), &current.status, &current.game, &current.table))
     }
 
-    /// The game at `version` (of `latest`) as `viewer` sees it, with its
-    /// seats played by `bots`.
+    /// The game at `version` (of `latest`) as `viewer` sees it, with `table` its table then.
     pub(super) fn state_of(
         &self,
         slot: &Slot,
@@ -24,7 +23,7 @@ impl GameService {
         (version, latest): (u64, u64),
         status: &Status,
         game: &AnyGame,
-        bots: &[Option<BotSeat>],
+        table: &Table,
     ) -> GameState {
         let latest_status = if version == latest { status.clone() } else { slot.current().status.clone() };
         let seen_as = effective(viewer, &latest_status);
@@ -35,7 +34,8 @@ impl GameService {
             version,
             latest_version: latest,
             status: status.clone(),
-            seats: slot.seats(bots),
+            seats: seat_infos(table),
+            public: table.public(),
             viewer_seat: seat_of(viewer),
             created_at: slot.meta.created_at.clone(),
             options: Arc::clone(&slot.meta.options),
@@ -53,7 +53,14 @@ impl GameService {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         let current = slot.current();
-        Ok(LegalMoves { kind: slot.meta.kind.id.into(), version: current.version, seat, moves: current.game.legal_moves(seat) })
+        // None while seats are open, nor for a seat that resigned (its bot plays).
+        let moves =
+            if current.status.to_move().contains(&seat) && current.table.seats().get(usize::from(seat.0)).is_some_and(|s| !s.resigned) {
+                current.game.legal_moves(seat)
+            } else {
+                Vec::new()
+            };
+        Ok(LegalMoves { kind: slot.meta.kind.id.into(), version: current.version, seat, moves })
     }
 
     /// The move `bot` makes now for the token's seat, from what that seat
@@ -161,29 +168,49 @@ impl GameService {
     pub async fn steps(&self, id: &GameId, token: Option<&str>, from: u64, limit: usize) -> Result<StepPage, ServiceError> {
         let slot = self.slot(id).await?;
         let page = self.events_of(&slot, token, from, limit).await?;
-        let seats = &slot.meta.seats;
         let current = slot.current();
+        let seats = current.table.names();
         let game = &current.game;
         let steps = page
             .events
             .into_iter()
             .map(|event| {
                 let mut lines = Vec::with_capacity(event.effects.len() + 1);
-                if let Some(created) = &event.game {
-                    lines.push(format!(
-                        "A game of {} was set up for {}",
-                        slot.meta.kind.name,
-                        ludo_engine::words::and_list(&created.seats)
-                    ));
-                }
-                if let (Some(handover), Some(seat)) = (&event.handover, event.seat) {
-                    let name = seats.get(usize::from(seat.0)).map_or("?", String::as_str);
-                    lines.push(match handover.bot {
+                let name = event.seat.and_then(|seat| seats.get(usize::from(seat.0))).map_or("?", String::as_str);
+                match event.kind.as_str() {
+                    "game_created" => {
+                        if let Some(created) = &event.game {
+                            let names: Vec<String> =
+                                created.seats.iter().map(|s| s.clone().unwrap_or_else(|| "an open seat".into())).collect();
+                            lines.push(format!(
+                                "A game of {} was set up for {}",
+                                slot.meta.kind.name,
+                                ludo_engine::words::and_list(&names)
+                            ));
+                        }
+                    }
+                    "seat_bot" => lines.push(match event.handover.as_ref().and_then(|h| h.bot) {
                         Some(bot) => format!("{name} handed the seat to the {} bot", bot.level.name()),
                         None => format!("{name} took the seat back from its bot"),
-                    });
+                    }),
+                    "seat_joined" => {
+                        let joined = event.name.as_deref().unwrap_or("?");
+                        let seat = event.seat.map_or(0, |s| s.0);
+                        lines.push(match event.handover.as_ref().and_then(|h| h.bot) {
+                            Some(bot) => format!("The {} bot {joined} took seat {seat}", bot.level.name()),
+                            None => format!("{joined} joined, at seat {seat}"),
+                        });
+                    }
+                    "seat_left" => lines.push(format!("The player at seat {} left", event.seat.map_or(0, |s| s.0))),
+                    "game_cancelled" => lines.push("The game was cancelled".into()),
+                    "seat_token" => lines.push(format!("{name} was given a new token")),
+                    "seat_resigned" => lines.push(match event.handover.as_ref().and_then(|h| h.bot) {
+                        Some(bot) => format!("{name} resigned; the {} bot plays the seat from now on", bot.level.name()),
+                        None => format!("{name} resigned"),
+                    }),
+                    _ => {}
                 }
-                lines.extend(event.effects.iter().map(|e| game.narrate(e, seats)).filter(|line| !line.is_empty()));
+                lines.extend(event.effects.iter().map(|e| game.narrate(e, &seats)).filter(|line| !line.is_empty()));
                 Step { seq: event.seq, at: event.at, seat: event.seat, lines }
             })
             .collect();
@@ -202,24 +229,19 @@ impl GameService {
             return Err(ServiceError::invalid("at", format!("the game is at version {}", current.version)));
         }
         if at == current.version {
-            return Ok(self.state_of(&slot, viewer, (at, at), &current.status, &current.game, &current.bots));
+            return Ok(self.state_of(&slot, viewer, (at, at), &current.status, &current.game, &current.table));
         }
-        let (game, bots) = self.game_and_bots_at(&slot, at).await?;
-        Ok(self.state_of(&slot, viewer, (at, current.version), &game.status(), &game, &bots))
+        let (game, table) = self.game_and_table_at(&slot, at).await?;
+        Ok(self.state_of(&slot, viewer, (at, current.version), &table.status(game.status()), &game, &table))
     }
 
-    /// The game after record `at`, from its history.
-    pub(super) async fn game_at(&self, slot: &Slot, at: u64) -> Result<AnyGame, ServiceError> {
-        self.game_and_bots_at(slot, at).await.map(|(game, _)| game)
-    }
-
-    /// The game after record `at`, and the bots that played its seats then.
-    pub(super) async fn game_and_bots_at(&self, slot: &Slot, at: u64) -> Result<(AnyGame, Vec<Option<BotSeat>>), ServiceError> {
+    /// The game after record `at`, and its table then.
+    pub(super) async fn game_and_table_at(&self, slot: &Slot, at: u64) -> Result<(AnyGame, Arc<Table>), ServiceError> {
         self.ensure_history(slot).await?;
         let history = slot.history.read().expect("history lock");
         let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
         let game = history.game_at(at).map_err(|reason| ServiceError::CorruptLog { game: slot.meta.id.clone(), seq: at, reason })?;
-        Ok((game, history.bots_at(at)))
+        Ok((game, history.table_at(at)))
     }
 
     /// Builds the game's history if it has none yet: one replay of the log,

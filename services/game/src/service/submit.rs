@@ -2,6 +2,7 @@
 //! check, request-id idempotency, and the append.
 
 use super::*;
+use crate::table::Change;
 
 impl GameService {
     /// Submits a move for the token's seat.
@@ -83,13 +84,19 @@ impl GameService {
         }
         // A bot moves only for a seat it still plays.
         if let Mover::Bot(seat, bot) = mover
-            && current.bots.get(usize::from(seat.0)).copied().flatten() != Some(bot)
+            && current.bot(seat) != Some(bot)
         {
             return Err(ServiceError::VersionConflict {
                 expected: request.expected_version.unwrap_or(current.version),
                 current: current.version,
             });
         }
+        // Only while every seat is taken, and not by a seat that resigned (its bot plays).
+        let mark = match mover {
+            Mover::Token(_) => None,
+            Mover::Bot(_, bot) => Some(bot.level),
+        };
+        current.table.check(&Change::Move(seat, mark), current.game.status().is_finished()).map_err(refusal)?;
         let mv = match request.mv {
             MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,
             MoveInput::Typed(mv) => mv,
@@ -107,19 +114,19 @@ impl GameService {
         let at = timestamp(self.clock.now());
         let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
             .map_err(|e| ServiceError::Internal(format!("the move's record does not serialize: {e}")))?;
-        let status = game.status();
-        let summary = StoredSummary::of(&slot.meta, (seq, &status), &current.bots, &at);
+        let now = Arc::new(Current::new(seq, game, Arc::clone(&current.table)));
+        let status = now.status.clone();
+        let summary = StoredSummary::of(&slot.meta, (seq, &status), &current.table, &at);
         // Watchers hear of the record once reads return it (when this drops).
         let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
         self.append_next(&slot, &mut writer, &record, &summary, request.expected_version.unwrap_or(current.version)).await?;
         if let Some(request_id) = request.request_id {
             writer.request_ids.insert(request_id, seq);
         }
-        let answer = answer(slot.meta.kind, seq, &status, &game, seat, &effects);
+        let answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects);
         if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-            history.push(Applied::Move { seat, mv }, effects, &game);
+            history.push(Applied::Move { seat, mv }, effects, &now.game, None);
         }
-        let now = Arc::new(Current { version: seq, status, game, bots: Arc::clone(&current.bots) });
         *slot.current.write().expect("current lock") = Arc::clone(&now);
         drop(writer);
         self.wake_bots(slot.meta.stream, &now);
@@ -204,7 +211,7 @@ impl GameService {
 
     /// The first answer to a request id, if this is an exact retry.
     pub(super) async fn retried(&self, slot: &Slot, seq: u64, seat: Seat, request: &Submission) -> Result<MoveAccepted, ServiceError> {
-        let game = self.game_at(slot, seq).await?;
+        let (game, table) = self.game_and_table_at(slot, seq).await?;
         let (first_seat, first_move, effects) = {
             let history = slot.history.read().expect("history lock");
             let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
@@ -222,7 +229,7 @@ impl GameService {
             let request_id = request.request_id.clone().unwrap_or_default();
             return Err(ServiceError::RequestIdReused { request_id, version: seq });
         }
-        Ok(answer(slot.meta.kind, seq, &game.status(), &game, seat, &effects))
+        Ok(answer(slot.meta.kind, seq, &table.status(game.status()), &game, seat, &effects))
     }
 }
 

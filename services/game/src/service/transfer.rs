@@ -7,7 +7,7 @@ use super::*;
 pub(super) fn imported_summary(
     records: &[Record],
     (version, status): (u64, &Status),
-    bots: &[Option<BotSeat>],
+    table: &Table,
 ) -> Result<StoredSummary, ServiceError> {
     let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Err(ServiceError::Internal("a verified export without records".into()));
@@ -15,7 +15,7 @@ pub(super) fn imported_summary(
     let RecordBody::GameCreated(created) = &first.body else {
         return Err(ServiceError::Internal("a verified export whose record 0 is not game_created".into()));
     };
-    Ok(StoredSummary::new(created.kind.clone(), (created.seats.clone(), bots), first.at.clone(), (version, status), &last.at))
+    Ok(StoredSummary::new(created.kind.clone(), table, first.at.clone(), (version, status), &last.at))
 }
 
 impl GameService {
@@ -94,10 +94,12 @@ impl GameService {
         let seed = verified.header.seed.as_deref().unwrap_or_default();
         let mut seed_bytes = [0u8; 32];
         hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
-        let secrets = Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new() };
+        let secrets =
+            Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new(), admin_hash: None, invitation_hashes: Vec::new() };
         let version = verified.raw.len() as u64 - 1;
         let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![] });
-        let summary = imported_summary(&verified.records, (version, &status), &crate::replay::bots_after(&verified.records))?;
+        let table = verified.table.as_ref().ok_or_else(|| ServiceError::Internal("a replayed export without its table".into()))?;
+        let summary = imported_summary(&verified.records, (version, &status), table)?;
         let appended =
             self.store.append(AppendRequest::create(stream, verified.raw, Some(secrets.to_bytes())).with_summary(summary.to_bytes())).await;
         match appended {

@@ -14,18 +14,20 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use ludo_engine::{Status, Viewer};
+use ludo_engine::Viewer;
+
+use crate::status::Status;
 use ludo_storage::{EventStore, StreamId};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{mpsc, watch};
 
 use super::{GameId, GameService, Slot, corrupt, effective, event, parse_records};
 use crate::api::{GameUpdate, StreamEnd};
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
 use crate::kinds::{AnyEffect, AnyGame};
 use crate::record::{Record, RecordBody};
 use crate::replay::Replayer;
+use crate::table::Table;
 
 /// Items buffered per watcher before it waits for its client to read.
 const WATCH_BUFFER: usize = 64;
@@ -255,7 +257,7 @@ impl GameService {
         }
         // A stream from the middle starts from the game's history, not from
         // a replay of its log from record 0.
-        let start = if from > 0 { Some(self.game_and_bots_at(&slot, from - 1).await?) } else { None };
+        let start = if from > 0 { Some(self.game_and_table_at(&slot, from - 1).await?) } else { None };
         // Subscribe before reading the backlog, so no append falls between.
         let bell = self.doorbells.subscribe(&self.store, slot.meta.stream);
         let (send, receive) = mpsc::channel(WATCH_BUFFER);
@@ -300,7 +302,7 @@ async fn follow(
     slot: &Slot,
     viewer: Viewer,
     from: u64,
-    start: Option<(AnyGame, Vec<Option<BotSeat>>)>,
+    start: Option<(AnyGame, Arc<Table>)>,
     mut bell: Bell,
     send: &mpsc::Sender<Result<Watched, ServiceError>>,
     wakeups: &prometheus_client::metrics::counter::Counter,
@@ -312,7 +314,7 @@ async fn follow(
         async move { store.read(stream, from, to).await.map_err(ServiceError::from) }
     };
     let update = |replayer: &Replayer, record: Record, effects: Vec<AnyEffect>| {
-        let status = replayer.game.status();
+        let status = replayer.status();
         let seen_as = effective(viewer, &status);
         let effects = effects.iter().map(|e| replayer.game.redact(e, seen_as)).collect();
         let event = event(&replayer.game, id, record, effects)?;
@@ -329,7 +331,7 @@ async fn follow(
             }
             (replayer, pending)
         }
-        Some((game, bots)) => {
+        Some((game, table)) => {
             let first = parse_records(id, read(0, Some(1)).await?)?.into_iter().next().ok_or_else(empty)?;
             let RecordBody::GameCreated(created) = first.body else {
                 return Err(ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "record 0 is not game_created".into() });
@@ -338,7 +340,7 @@ async fn follow(
             let mut pending = parse_records(id, read(from - 1, None).await?)?.into_iter();
             let before = pending.next().ok_or_else(empty)?;
             let last_hash = before.hash_bytes().map_err(|reason| ServiceError::CorruptLog { game: id.into(), seq: before.seq, reason })?;
-            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), bots), pending)
+            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), Table::clone(&table)), pending)
         }
     };
     loop {
@@ -351,7 +353,7 @@ async fn follow(
                 return Ok(());
             }
         }
-        let status: Status = replayer.game.status();
+        let status: Status = replayer.status();
         if status.is_finished() {
             let _ = send.send(Ok(Watched::Over(StreamEnd { version: replayer.version, status }))).await;
             return Ok(());

@@ -7,7 +7,9 @@ pub mod status;
 
 use std::sync::Arc;
 
-use ludo_game::api::{CreateGame, GameState, KindInfo, ListFilter, MoveInput, Player, SetAutopilot, Submission};
+use ludo_game::api::{
+    CreateGame, GameState, JoinGame, KindInfo, ListFilter, MoveInput, Player, SetAutopilot, SetSeatBot, Submission, TableChanged,
+};
 use ludo_game::bot::{BotLevel, BotRequest, BotSeat};
 use ludo_game::export::{SeedCheck, VerifyReport};
 use ludo_game::kinds::AnyMove;
@@ -116,6 +118,7 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
         created_at: state.created_at,
         seed_commitment: state.seed_commitment,
         seed: state.seed,
+        public: state.public,
     })
 }
 
@@ -128,8 +131,10 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
             kind: created.kind,
             ruleset: created.ruleset,
             bots: created.bots.iter().enumerate().filter_map(|(seat, bot)| bot.map(|bot| (seat as u32, bot_seat_out(bot)))).collect(),
-            seats: created.seats,
+            open_seats: (0..created.seats.len()).filter(|&seat| created.seats[seat].is_none()).map(|seat| seat as u32).collect(),
+            seats: created.seats.into_iter().map(Option::unwrap_or_default).collect(),
             seed_commitment: created.seed_commitment,
+            public: created.public,
         }),
         (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
             seat: u32::from(seat.0),
@@ -137,11 +142,20 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
             request_id: event.request_id,
             bot: event.bot.map(|mark| pb::BotMark { level: bot_level_out(mark.level), version: mark.version }),
         }),
-        (None, Some(seat), None) if event.handover.is_some() => pb::event::Record::SeatBot(pb::SeatBotRecord {
-            seat: u32::from(seat.0),
-            bot: event.handover.and_then(|handover| handover.bot).map(bot_seat_out),
-        }),
-        _ => return Err(Status::internal("an event is neither game_created nor a move")),
+        (None, Some(seat), None) => {
+            let seat = u32::from(seat.0);
+            let bot = event.handover.and_then(|handover| handover.bot).map(bot_seat_out);
+            match event.kind.as_str() {
+                "seat_bot" => pb::event::Record::SeatBot(pb::SeatBotRecord { seat, bot }),
+                "seat_joined" => pb::event::Record::SeatJoined(pb::SeatJoinedRecord { seat, name: event.name.unwrap_or_default(), bot }),
+                "seat_left" => pb::event::Record::SeatLeft(pb::SeatLeftRecord { seat }),
+                "seat_token" => pb::event::Record::SeatToken(pb::SeatTokenRecord { seat }),
+                "seat_resigned" => pb::event::Record::SeatResigned(pb::SeatResignedRecord { seat, bot }),
+                other => return Err(Status::internal(format!("a {other} record names a seat but is no seat record"))),
+            }
+        }
+        (None, None, None) if event.kind == "game_cancelled" => pb::event::Record::GameCancelled(pb::GameCancelledRecord {}),
+        _ => return Err(Status::internal(format!("an event of type {} does not convert", event.kind))),
     };
     Ok(pb::Event { seq: event.seq, at: event.at, record: Some(record), effects: effects_out(&event.effects), hash: event.hash })
 }
@@ -175,7 +189,25 @@ fn game_id(id: &str) -> Result<ludo_game::GameId, Status> {
 }
 
 fn seats(seats: &[ludo_game::api::SeatInfo]) -> Vec<pb::SeatInfo> {
-    seats.iter().map(|s| pb::SeatInfo { seat: u32::from(s.seat.0), name: s.name.clone(), bot: s.bot.map(bot_seat_out) }).collect()
+    seats
+        .iter()
+        .map(|s| pb::SeatInfo {
+            seat: u32::from(s.seat.0),
+            name: s.name.clone().unwrap_or_default(),
+            bot: s.bot.map(bot_seat_out),
+            open: s.name.is_none(),
+            resigned: s.resigned,
+        })
+        .collect()
+}
+
+fn table_changed(changed: TableChanged) -> pb::TableChanged {
+    pb::TableChanged { version: changed.version, status: Some(status_out(&changed.status)) }
+}
+
+/// A seat number from a request (`field` names it).
+fn seat_in(field: &str, seat: u32) -> Result<ludo_engine::Seat, Status> {
+    u8::try_from(seat).map(ludo_engine::Seat).map_err(|_| invalid(field, "a seat number is 0 to 255"))
 }
 
 fn bot_level_out(level: BotLevel) -> i32 {
@@ -209,20 +241,36 @@ fn bot_in(field: &str, bot: pb::BotRequest) -> Result<BotRequest, Status> {
     Ok(BotRequest { level, think_ms: bot.think_ms })
 }
 
-/// The seats of a new game: the players' names, with the bots the request names by seat.
-fn players_in(names: Vec<String>, mut bots: std::collections::HashMap<u32, pb::BotRequest>) -> Result<Vec<Player>, Status> {
+/// The seats of a new game: the players' names, with the bots the request
+/// names by seat and the seats it leaves open.
+fn players_in(
+    names: Vec<String>,
+    mut bots: std::collections::HashMap<u32, pb::BotRequest>,
+    open: &[u32],
+) -> Result<Vec<Option<Player>>, Status> {
+    let beyond =
+        |field: String| invalid(&field, &format!("there are {} players: seats 0 to {}", names.len(), names.len().saturating_sub(1)));
     if let Some(seat) = bots.keys().find(|&&seat| seat as usize >= names.len()) {
-        return Err(invalid(
-            &format!("bots[{seat}]"),
-            &format!("there are {} players: seats 0 to {}", names.len(), names.len().saturating_sub(1)),
-        ));
+        return Err(beyond(format!("bots[{seat}]")));
+    }
+    if let Some(seat) = open.iter().find(|&&seat| seat as usize >= names.len()) {
+        return Err(beyond(format!("open_seats[{seat}]")));
     }
     names
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(seat, name)| match bots.remove(&(seat as u32)) {
-            Some(bot) => Ok(Player::bot(name, bot_in(&format!("bots[{seat}]"), bot)?)),
-            None => Ok(Player::named(name)),
+        .map(|(seat, name)| {
+            let bot = bots.remove(&(seat as u32));
+            if open.contains(&(seat as u32)) {
+                if !name.is_empty() || bot.is_some() {
+                    return Err(invalid(&format!("players[{seat}]"), "an open seat has no name and no bot"));
+                }
+                return Ok(None);
+            }
+            Ok(Some(match bot {
+                Some(bot) => Player::bot(name.clone(), bot_in(&format!("bots[{seat}]"), bot)?),
+                None => Player::named(name.clone()),
+            }))
         })
         .collect()
 }
@@ -258,8 +306,9 @@ impl Ludo for Api {
             return Err(from_service(ludo_game::ServiceError::invalid("kind", format!("unknown game kind `{}`", request.kind))));
         }
         let options = options_in(&request.kind, request.options)?;
-        let players = players_in(request.players, request.bots)?;
-        let created = self.service.create(CreateGame { kind: request.kind, players, options }).await.map_err(from_service)?;
+        let players = players_in(request.players, request.bots, &request.open_seats)?;
+        let create = CreateGame { kind: request.kind, players, options, public: request.public };
+        let created = self.service.create(create).await.map_err(from_service)?;
         Ok(Response::new(pb::CreateGameResponse {
             status: Some(status_out(&created.status)),
             seats: created.seats.into_iter().map(|s| pb::SeatToken { seat: u32::from(s.seat.0), name: s.name, token: s.token }).collect(),
@@ -267,6 +316,12 @@ impl Ludo for Api {
             kind: created.kind,
             version: created.version,
             seed_commitment: created.seed_commitment,
+            admin_token: created.admin_token,
+            invitations: created
+                .invitations
+                .into_iter()
+                .map(|i| pb::Invitation { seat: u32::from(i.seat.0), open: i.open, code: i.code, link: i.link })
+                .collect(),
         }))
     }
 
@@ -281,6 +336,7 @@ impl Ludo for Api {
         let filter = ListFilter {
             kind: Some(request.kind).filter(|k| !k.is_empty()),
             finished,
+            open: request.open,
             after: Some(request.after).filter(|a| !a.is_empty()),
             limit: limit(request.limit, 50),
         };
@@ -297,6 +353,7 @@ impl Ludo for Api {
                     version: g.version,
                     created_at: g.created_at,
                     finished_at: g.finished_at,
+                    public: g.public,
                 })
                 .collect(),
             next_after: list.next_after,
@@ -354,6 +411,56 @@ impl Ludo for Api {
         let bot = request.bot.map(|bot| bot_in("bot", bot)).transpose()?;
         let set = self.service.set_autopilot(&game_id(&request.id)?, token.as_deref(), SetAutopilot { bot }).await.map_err(from_service)?;
         Ok(Response::new(pb::Autopilot { version: set.version, seat: u32::from(set.seat.0), bot: set.bot.map(bot_seat_out) }))
+    }
+
+    async fn join_game(&self, request: Request<pb::JoinGameRequest>) -> Result<Response<pb::JoinedSeat>, Status> {
+        let request = request.into_inner();
+        let seat = request.seat.map(|seat| seat_in("seat", seat)).transpose()?;
+        let join = JoinGame { name: request.name, invitation: request.invitation, seat };
+        let joined = self.service.join(&game_id(&request.id)?, join).await.map_err(from_service)?;
+        Ok(Response::new(pb::JoinedSeat {
+            version: joined.version,
+            seat: u32::from(joined.seat.0),
+            name: joined.name,
+            token: joined.token,
+            status: Some(status_out(&joined.status)),
+        }))
+    }
+
+    async fn leave_game(&self, request: Request<pb::LeaveGameRequest>) -> Result<Response<pb::TableChanged>, Status> {
+        let token = token(&request)?;
+        let changed = self.service.leave(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(table_changed(changed)))
+    }
+
+    async fn resign(&self, request: Request<pb::ResignRequest>) -> Result<Response<pb::TableChanged>, Status> {
+        let token = token(&request)?;
+        let changed = self.service.resign(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(table_changed(changed)))
+    }
+
+    async fn cancel_game(&self, request: Request<pb::CancelGameRequest>) -> Result<Response<pb::TableChanged>, Status> {
+        let token = token(&request)?;
+        let changed = self.service.cancel(&game_id(&request.get_ref().id)?, token.as_deref()).await.map_err(from_service)?;
+        Ok(Response::new(table_changed(changed)))
+    }
+
+    async fn reissue_token(&self, request: Request<pb::ReissueTokenRequest>) -> Result<Response<pb::ReissuedToken>, Status> {
+        let token = token(&request)?;
+        let request = request.into_inner();
+        let seat = seat_in("seat", request.seat)?;
+        let issued = self.service.reissue_token(&game_id(&request.id)?, token.as_deref(), seat).await.map_err(from_service)?;
+        Ok(Response::new(pb::ReissuedToken { version: issued.version, seat: u32::from(issued.seat.0), token: issued.token }))
+    }
+
+    async fn set_seat_bot(&self, request: Request<pb::SetSeatBotRequest>) -> Result<Response<pb::TableChanged>, Status> {
+        let token = token(&request)?;
+        let request = request.into_inner();
+        let seat = seat_in("seat", request.seat)?;
+        let bot = request.bot.map(|bot| bot_in("bot", bot)).transpose()?;
+        let set = SetSeatBot { bot, name: request.name };
+        let changed = self.service.set_seat_bot(&game_id(&request.id)?, token.as_deref(), seat, set).await.map_err(from_service)?;
+        Ok(Response::new(table_changed(changed)))
     }
 
     async fn list_events(&self, request: Request<pb::ListEventsRequest>) -> Result<Response<pb::EventPage>, Status> {

@@ -48,7 +48,16 @@ pub fn from_service(err: ServiceError) -> Status {
             let seats: Vec<String> = to_move.iter().map(|s| s.0.to_string()).collect();
             status(Code::FailedPrecondition, reason, message, meta(&[("to_move", seats.join(","))]))
         }
-        ServiceError::GameFinished => status(Code::FailedPrecondition, reason, message, HashMap::new()),
+        ServiceError::GameFinished | ServiceError::GameStarted | ServiceError::GameCancelled => {
+            status(Code::FailedPrecondition, reason, message, HashMap::new())
+        }
+        ServiceError::GameWaiting { open_seats } => {
+            let seats: Vec<String> = open_seats.iter().map(|s| s.0.to_string()).collect();
+            status(Code::FailedPrecondition, reason, message, meta(&[("open_seats", seats.join(","))]))
+        }
+        ServiceError::SeatTaken { seat } | ServiceError::SeatOpen { seat } | ServiceError::SeatResigned { seat } => {
+            status(Code::FailedPrecondition, reason, message, meta(&[("seat", seat.0.to_string())]))
+        }
         ServiceError::VersionConflict { expected, current } => status(
             Code::Aborted,
             reason,

@@ -13,13 +13,14 @@ use utoipa::{Modify, OpenApi};
 #[openapi(
     info(
         title = "ludotheque",
-        description = "Game-as-a-service for Cardinal, Kardinal & König and Battle 13. Every accepted move is appended to a hash-chained, replayable log; state is rebuilt by replaying it. Moves of a seat need that seat's token (`Authorization: Bearer …`), returned once when the game is created; reads without a token are a spectator's. Errors are RFC 9457 `application/problem+json` with a stable `code`. The same API is served over gRPC on the same port (`ludo.v1.Ludo`, see proto/).",
+        description = "Game-as-a-service for Cardinal, Kardinal & König and Battle 13. Every accepted move is appended to a hash-chained, replayable log; state is rebuilt by replaying it. Moves of a seat need that seat's token (`Authorization: Bearer …`), returned once when the game is created (or when a seat is joined); the creator also gets a game-admin token; reads without a token are a spectator's. Errors are RFC 9457 `application/problem+json` with a stable `code`. The same API is served over gRPC on the same port (`ludo.v1.Ludo`, see proto/).",
         license(name = "MIT OR Apache-2.0"),
     ),
     modifiers(&SeatToken),
     components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect)),
     tags(
         (name = "games", description = "Create games, play them, read their state and log"),
+        (name = "seats", description = "Join open seats, leave, resign; as the game's admin, cancel, reissue tokens, hand seats to bots"),
         (name = "records", description = "Export, verify and import whole records; follow games live"),
         (name = "operations", description = "Health and documentation"),
     )
@@ -35,7 +36,19 @@ impl Modify for SeatToken {
         components.add_security_scheme(
             "seat_token",
             SecurityScheme::Http(
-                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some("A seat's secret token from `POST /v1/games`")).build(),
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("A seat's secret token: from `POST /v1/games`, a join, or a reissue"))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "admin_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The game-admin token from `POST /v1/games` (`admin_token`)"))
+                    .build(),
             ),
         );
     }

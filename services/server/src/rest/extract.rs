@@ -134,6 +134,23 @@ impl<S: Send + Sync> FromRequestParts<S> for GamePath {
     }
 }
 
+/// A game id and a seat number from the path (`/v1/games/{id}/seats/{seat}/…`).
+pub struct SeatPath(pub ludo_game::GameId, pub ludo_engine::Seat);
+
+impl<S: Send + Sync> FromRequestParts<S> for SeatPath {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<(String, String)>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path((id, seat))) => {
+                let seat = seat.parse::<u8>().map_err(|_| Problem::invalid("seat", format!("`{seat}` is not a seat number (0 to 255)")))?;
+                Ok(SeatPath(id.parse()?, ludo_engine::Seat(seat)))
+            }
+            Err(rejection) => Err(Problem::invalid("id", rejection.body_text())),
+        }
+    }
+}
+
 /// Query parameters parsed strictly, refusing with the offending parameter.
 #[derive(Debug, Clone)]
 pub struct Params<T>(pub T);

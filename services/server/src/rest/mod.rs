@@ -11,8 +11,9 @@ use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
-    Autopilot, CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, KindInfo, LegalMoves, ListFilter,
-    MoveAccepted, SeatKnowledge, SetAutopilot, StepPage, StreamEnd, StreamTicket, SubmitMove,
+    Autopilot, CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, JoinGame, JoinedSeat, KindInfo,
+    LegalMoves, ListFilter, MoveAccepted, ReissuedToken, SeatKnowledge, SetAutopilot, SetSeatBot, StepPage, StreamEnd, StreamTicket,
+    SubmitMove, TableChanged,
 };
 use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
@@ -22,7 +23,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use extract::{Body, Caller, GamePath, Params, RawBody};
+use extract::{Body, Caller, GamePath, Params, RawBody, SeatPath};
 use problem::Problem;
 
 /// What every REST handler shares.
@@ -45,6 +46,12 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(legal_moves))
         .routes(routes!(submit_move))
         .routes(routes!(hand_to_bot, take_back_from_bot))
+        .routes(routes!(join_game))
+        .routes(routes!(leave_game))
+        .routes(routes!(resign))
+        .routes(routes!(cancel_game))
+        .routes(routes!(reissue_token))
+        .routes(routes!(set_seat_bot, clear_seat_bot))
         .routes(routes!(seat_knowledge))
         .routes(routes!(list_events))
         .routes(routes!(replay))
@@ -103,6 +110,8 @@ struct ListQuery {
     /// Only games in this state.
     #[param(inline)]
     state: Option<GameStateFilter>,
+    /// Only public games waiting for players, with a seat anyone may join (`true`).
+    open: Option<bool>,
     /// Only games created after this game id (paging: pass `next_after`).
     after: Option<String>,
     /// Page size (1 to 1000, default 50).
@@ -129,6 +138,7 @@ async fn list_games(State(app): State<AppState>, Params(query): Params<ListQuery
     let filter = ListFilter {
         kind: query.kind,
         finished: query.state.map(|s| matches!(s, GameStateFilter::Finished)),
+        open: query.open.unwrap_or(false),
         after: query.after,
         limit: query.limit.unwrap_or(50),
     };
@@ -252,6 +262,142 @@ async fn hand_to_bot(
 )]
 async fn take_back_from_bot(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<Autopilot>> {
     Ok(Json(app.service.set_autopilot(&id, caller.token(), SetAutopilot { bot: None }).await?))
+}
+
+/// Take an open seat: with its invitation (`invitation`), or in a public
+/// game without one (the seat asked for, or the lowest open one). The
+/// answer holds the seat's token, shown only here. The game starts when
+/// its last seat is taken.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/join", tag = "seats",
+    params(("id" = String, Path, description = "Game id")),
+    request_body = JoinGame,
+    responses(
+        (status = 200, description = "The seat is taken (a `seat_joined` record); its token is shown only here", body = JoinedSeat),
+        (status = 400, description = "invalid_input: a bad name, a seat the invitation does not open", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: an invitation to no seat of this game, or none to a game that is not public", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "seat_taken (an invitation used again), game_started, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn join_game(State(app): State<AppState>, GamePath(id): GamePath, Body(request): Body<JoinGame>) -> Result<Json<JoinedSeat>> {
+    Ok(Json(app.service.join(&id, request).await?))
+}
+
+/// Leave a game that has not started: the caller's seat is open again
+/// (a `seat_left` record) and its token stops opening it.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/leave", tag = "seats",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, description = "The seat is open again", body = TableChanged),
+        (status = 401, description = "unauthorized: not a seat's token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_started, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn leave_game(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<TableChanged>> {
+    Ok(Json(app.service.leave(&id, caller.token()).await?))
+}
+
+/// Resign the caller's seat (a `seat_resigned` record). A game of two sides
+/// (Battle 13's camps, any two-player game) ends, the resigning side losing;
+/// in any other game a server bot plays the seat from now on, and the
+/// result names the seat among its `forfeits`.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/resign", tag = "seats",
+    params(("id" = String, Path, description = "Game id")),
+    security(("seat_token" = [])),
+    responses(
+        (status = 200, description = "The seat resigned; how the game stands now", body = TableChanged),
+        (status = 401, description = "unauthorized: not a seat's token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "seat_resigned, game_waiting, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn resign(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<TableChanged>> {
+    Ok(Json(app.service.resign(&id, caller.token()).await?))
+}
+
+/// Cancel a game that has not started (a `game_cancelled` record), with
+/// the game's admin token.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/cancel", tag = "seats",
+    params(("id" = String, Path, description = "Game id")),
+    security(("admin_token" = [])),
+    responses(
+        (status = 200, description = "The game is cancelled", body = TableChanged),
+        (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_started, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn cancel_game(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<TableChanged>> {
+    Ok(Json(app.service.cancel(&id, caller.token()).await?))
+}
+
+/// Give a seat a new token, with the game's admin token (a `seat_token`
+/// record holding the new token's hash): the old token stops opening the
+/// seat at once. The new token is shown only here.
+#[utoipa::path(
+    post, path = "/v1/games/{id}/seats/{seat}/token", tag = "seats",
+    params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
+    security(("admin_token" = [])),
+    responses(
+        (status = 200, description = "The seat's new token", body = ReissuedToken),
+        (status = 400, description = "invalid_input: no such seat", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "seat_open, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn reissue_token(State(app): State<AppState>, caller: Caller, SeatPath(id, seat): SeatPath) -> Result<Json<ReissuedToken>> {
+    Ok(Json(app.service.reissue_token(&id, caller.token(), seat).await?))
+}
+
+/// Hand a seat to a server bot, with the game's admin token. An open seat
+/// of a game that has not started is taken by the bot (a `seat_joined`
+/// record, under `name`); any other seat gets a `seat_bot` record, as with
+/// autopilot.
+#[utoipa::path(
+    put, path = "/v1/games/{id}/seats/{seat}/bot", tag = "seats",
+    params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
+    request_body = SetSeatBot,
+    security(("admin_token" = [])),
+    responses(
+        (status = 200, description = "Who plays the seat changed; how the game stands now", body = TableChanged),
+        (status = 400, description = "invalid_input: no such seat, a bad bot or name", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "seat_resigned, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn set_seat_bot(
+    State(app): State<AppState>,
+    caller: Caller,
+    SeatPath(id, seat): SeatPath,
+    Body(request): Body<SetSeatBot>,
+) -> Result<Json<TableChanged>> {
+    Ok(Json(app.service.set_seat_bot(&id, caller.token(), seat, request).await?))
+}
+
+/// Take a seat back from its server bot, with the game's admin token (a
+/// `seat_bot` record; nothing when no bot plays it).
+#[utoipa::path(
+    delete, path = "/v1/games/{id}/seats/{seat}/bot", tag = "seats",
+    params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
+    security(("admin_token" = [])),
+    responses(
+        (status = 200, description = "The seat is its player's", body = TableChanged),
+        (status = 400, description = "invalid_input: no such seat", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "seat_open, seat_resigned, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn clear_seat_bot(State(app): State<AppState>, caller: Caller, SeatPath(id, seat): SeatPath) -> Result<Json<TableChanged>> {
+    Ok(Json(app.service.set_seat_bot(&id, caller.token(), seat, SetSeatBot { bot: None, name: None }).await?))
 }
 
 /// Paging of `GET /v1/games/{id}/events`.

@@ -20,7 +20,9 @@ pub struct Problem {
     /// What went wrong, for a human.
     pub detail: String,
     /// Stable machine code: `not_found`, `invalid_input`, `unauthorized`,
-    /// `rule_violation`, `not_your_turn`, `game_finished`, `version_conflict`,
+    /// `rule_violation`, `not_your_turn`, `game_finished`, `game_waiting`,
+    /// `game_started`, `game_cancelled`, `seat_taken`, `seat_open`,
+    /// `seat_resigned`, `version_conflict`,
     /// `request_id_reused`, `invalid_export`, `game_exists`,
     /// `method_not_allowed`, `unsupported_media_type`, `payload_too_large`,
     /// `request_timeout`, `rate_limited`, `too_many_connections`,
@@ -41,6 +43,12 @@ pub struct Problem {
     /// Seats that may act now (`not_your_turn`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to_move: Option<Vec<Seat>>,
+    /// Seats still open (`game_waiting`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_seats: Option<Vec<Seat>>,
+    /// The seat at issue (`seat_taken`, `seat_open`, `seat_resigned`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Seat>,
     /// The first bad line of an export (`invalid_export`), 1-based.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
@@ -66,6 +74,8 @@ impl Problem {
             current_version: None,
             expected_version: None,
             to_move: None,
+            open_seats: None,
+            seat: None,
             line: None,
             seq: None,
             retry_after_ms: None,
@@ -106,7 +116,15 @@ impl From<ServiceError> for Problem {
             ServiceError::NotYourTurn { to_move, .. } => {
                 Problem { to_move: Some(to_move), ..Problem::new(StatusCode::CONFLICT, code, detail) }
             }
-            ServiceError::GameFinished => Problem::new(StatusCode::CONFLICT, code, detail),
+            ServiceError::GameFinished | ServiceError::GameStarted | ServiceError::GameCancelled => {
+                Problem::new(StatusCode::CONFLICT, code, detail)
+            }
+            ServiceError::GameWaiting { open_seats } => {
+                Problem { open_seats: Some(open_seats), ..Problem::new(StatusCode::CONFLICT, code, detail) }
+            }
+            ServiceError::SeatTaken { seat } | ServiceError::SeatOpen { seat } | ServiceError::SeatResigned { seat } => {
+                Problem { seat: Some(seat), ..Problem::new(StatusCode::CONFLICT, code, detail) }
+            }
             ServiceError::VersionConflict { expected, current } => Problem {
                 current_version: Some(current),
                 expected_version: Some(expected),

@@ -12,7 +12,8 @@ mod battle13;
 mod cardinal;
 mod kardinal;
 
-use ludo_engine::{Seat, Status as GameStatus};
+use ludo_engine::Seat;
+use ludo_game::Status as GameStatus;
 use ludo_game::kinds::{AnyEffect, AnyMove, AnyOptions, AnyView};
 use ludo_proto::v1 as pb;
 use tonic::Status;
@@ -155,10 +156,23 @@ pub fn status_out(status: &GameStatus) -> pb::Status {
         GameStatus::InProgress { to_move } => {
             pb::status::State::InProgress(pb::InProgress { to_move: to_move.iter().map(|s| u32::from(s.0)).collect() })
         }
-        GameStatus::Finished { result } => pb::status::State::Finished(pb::Finished {
+        GameStatus::Finished { result, forfeits } => pb::status::State::Finished(pb::Finished {
             scores: result.scores.clone(),
             winners: result.winners.iter().map(|s| u32::from(s.0)).collect(),
+            forfeits: forfeits
+                .iter()
+                .map(|f| pb::Forfeit {
+                    seat: u32::from(f.seat.0),
+                    reason: match f.reason {
+                        ludo_game::ForfeitReason::Resigned => pb::ForfeitReason::Resigned.into(),
+                    },
+                })
+                .collect(),
         }),
+        GameStatus::Waiting { open_seats } => {
+            pb::status::State::Waiting(pb::Waiting { open_seats: open_seats.iter().map(|s| u32::from(s.0)).collect() })
+        }
+        GameStatus::Cancelled => pb::status::State::Cancelled(pb::Cancelled {}),
     };
     pb::Status { state: Some(state) }
 }

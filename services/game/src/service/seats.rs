@@ -1,0 +1,245 @@
+//! The seats of a game: joining an open seat (by invitation, or anyone in
+//! a public game), leaving before the start, cancelling a game still
+//! waiting for players, reissuing a seat's token, handing a seat to a bot
+//! as the game's admin, and resigning.
+//!
+//! Each is a seat record in the game's log, appended by the game's single
+//! writer like a move (the same lock, version check, hash chain, summary
+//! and stream notices), and checked by the table (`crate::table`), which
+//! replay asks again for every stored record: the log says who sat where
+//! and when, and replays and verifies with it.
+
+use super::*;
+use crate::api::{JoinGame, JoinedSeat, ReissuedToken, SetSeatBot, TableChanged};
+use crate::bot::BotLevel;
+use crate::record::{SeatBotRecord, SeatJoined};
+
+/// Most seat records (joins, leaves, reissues, hand-overs) one game takes:
+/// far more than a table of people needs, and a bound on what repeated
+/// requests can make the server store.
+pub const MAX_SEAT_RECORDS: u32 = 256;
+
+/// The level of the bot that plays a seat whose player resigned (unless a
+/// bot already played it).
+const RESIGNED_SEAT_BOT: BotLevel = BotLevel::Greedy;
+
+impl GameService {
+    /// The game, locked for writing, caught up with the store.
+    async fn locked(&self, id: &GameId) -> Result<(Arc<Slot>, tokio::sync::OwnedMutexGuard<Writer>), ServiceError> {
+        loop {
+            let slot = self.slot(id).await?;
+            let writer = Arc::clone(&slot.writer).lock_owned().await;
+            if !writer.evicted {
+                return Ok((slot, writer));
+            }
+        }
+    }
+
+    /// Appends the seat record `body` as the game's next record, after the
+    /// table accepts its change, as the game's single writer (`writer`,
+    /// locked, at `current`); answers the game as it stands after it. The
+    /// caller wakes the bots once it lets the lock go.
+    pub(super) async fn append_seat_record(
+        &self,
+        slot: &Slot,
+        writer: &mut Writer,
+        current: &Current,
+        body: RecordBody,
+    ) -> Result<Arc<Current>, ServiceError> {
+        if current.table.changes() >= MAX_SEAT_RECORDS {
+            return Err(ServiceError::invalid(
+                "game",
+                format!("this game has had {MAX_SEAT_RECORDS} seat changes (joins, leaves, tokens, hand-overs), as many as one game takes"),
+            ));
+        }
+        let change = crate::replay::change_of(&body)
+            .map_err(ServiceError::Internal)?
+            .ok_or_else(|| ServiceError::Internal(format!("a {} record is not a seat record", body.type_name())))?;
+        let mut table = Table::clone(&current.table);
+        table.apply(&change, current.game.status().is_finished()).map_err(refusal)?;
+        let seq = current.version + 1;
+        let at = timestamp(self.clock.now());
+        let name = body.type_name();
+        let record = Record::seal(seq, at.clone(), body, &[] as &[AnyEffect], &writer.last_hash)
+            .map_err(|e| ServiceError::Internal(format!("the {name} record does not serialize: {e}")))?;
+        let table = Arc::new(table);
+        let now = Arc::new(Current::new(seq, current.game.clone(), Arc::clone(&table)));
+        let summary = StoredSummary::of(&slot.meta, (seq, &now.status), &table, &at);
+        // Watchers hear of the record once reads return it (when this drops).
+        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
+        self.append_next(slot, writer, &record, &summary, current.version).await?;
+        if let Some(history) = slot.history.write().expect("history lock").as_mut() {
+            history.push(Applied::Table, Vec::new(), &now.game, Some(table));
+        }
+        *slot.current.write().expect("current lock") = Arc::clone(&now);
+        tracing::info!(game = %slot.meta.id, record = name, seq, "seat record appended");
+        Ok(now)
+    }
+
+    /// Takes an open seat: the invitation's, or (in a public game, without
+    /// one) the one asked for or the lowest open one. The seat's token is
+    /// in the answer, and only there.
+    ///
+    /// # Errors
+    /// `invalid_input` for a bad name; `unauthorized` for an invitation of
+    /// no seat of this game, or no invitation to a game that is not public;
+    /// `seat_taken` (an invitation used again), `game_started`,
+    /// `game_cancelled`, `game_finished`; storage errors.
+    pub async fn join(&self, id: &GameId, request: JoinGame) -> Result<JoinedSeat, ServiceError> {
+        check_name("name", &request.name)?;
+        let (slot, mut writer) = self.locked(id).await?;
+        let current = slot.current();
+        let seat = match &request.invitation {
+            Some(code) => {
+                let seat = slot
+                    .meta
+                    .secrets
+                    .invited_seat(code)
+                    .ok_or_else(|| ServiceError::Unauthorized { reason: "this invitation opens no seat of this game".into() })?;
+                if request.seat.is_some_and(|asked| asked != seat) {
+                    return Err(ServiceError::invalid("seat", format!("the invitation opens {seat}")));
+                }
+                seat
+            }
+            None if !current.table.public() => {
+                return Err(ServiceError::Unauthorized {
+                    reason: "this game is not public: joining it takes a seat's invitation (`invitation`)".into(),
+                });
+            }
+            None => match (request.seat, current.table.open_seats().first()) {
+                (Some(seat), _) => seat,
+                (None, Some(&open)) => open,
+                // No seat is open: the table says why (started, cancelled, over).
+                (None, None) => return Err(self.no_open_seat(&current)),
+            },
+        };
+        self.limit_seat(slot.meta.stream, seat)?;
+        let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let name = request.name.trim().to_string();
+        let body = RecordBody::SeatJoined(SeatJoined { seat, name: name.clone(), bot: None, token_hash: Some(hex::encode(hash)) });
+        let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
+        drop(writer);
+        self.wake_bots(slot.meta.stream, &now);
+        Ok(JoinedSeat { version: now.version, seat, name, token, status: now.status.clone() })
+    }
+
+    /// Why a public game has no seat to join.
+    fn no_open_seat(&self, current: &Current) -> ServiceError {
+        match current.status {
+            Status::Cancelled => ServiceError::GameCancelled,
+            Status::Finished { .. } => ServiceError::GameFinished,
+            _ => ServiceError::GameStarted,
+        }
+    }
+
+    /// The token's seat leaves a game that has not started: the seat is
+    /// open again (its invitation, or anyone in a public game, takes it).
+    ///
+    /// # Errors
+    /// `unauthorized` without the seat's token; `game_started`,
+    /// `game_cancelled`; storage errors.
+    pub async fn leave(&self, id: &GameId, token: Option<&str>) -> Result<TableChanged, ServiceError> {
+        let (slot, mut writer) = self.locked(id).await?;
+        let seat = slot.seat(token)?;
+        self.limit_seat(slot.meta.stream, seat)?;
+        let current = slot.current();
+        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatLeft { seat }).await?;
+        Ok(TableChanged { version: now.version, status: now.status.clone() })
+    }
+
+    /// Calls off a game that has not started, with the game's admin token.
+    ///
+    /// # Errors
+    /// `unauthorized` without the admin token; `game_started`,
+    /// `game_cancelled`; storage errors.
+    pub async fn cancel(&self, id: &GameId, token: Option<&str>) -> Result<TableChanged, ServiceError> {
+        let (slot, mut writer) = self.locked(id).await?;
+        slot.admin(token)?;
+        let current = slot.current();
+        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::GameCancelled).await?;
+        Ok(TableChanged { version: now.version, status: now.status.clone() })
+    }
+
+    /// A new token for `seat`, with the game's admin token: the seat's old
+    /// token stops opening it.
+    ///
+    /// # Errors
+    /// `unauthorized` without the admin token; `invalid_input` for a seat
+    /// not at the table; `seat_open`, `game_finished`, `game_cancelled`;
+    /// storage errors.
+    pub async fn reissue_token(&self, id: &GameId, token: Option<&str>, seat: Seat) -> Result<ReissuedToken, ServiceError> {
+        let (slot, mut writer) = self.locked(id).await?;
+        slot.admin(token)?;
+        self.limit_seat(slot.meta.stream, seat)?;
+        let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        let current = slot.current();
+        let body = RecordBody::SeatToken { seat, token_hash: hex::encode(hash) };
+        let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
+        Ok(ReissuedToken { version: now.version, seat, token })
+    }
+
+    /// Hands `seat` to a server bot (or back to its player: `bot` null),
+    /// with the game's admin token. An open seat of a game that has not
+    /// started is taken by the bot (`seat_joined`), under `name`.
+    ///
+    /// # Errors
+    /// `unauthorized` without the admin token; `invalid_input` for a seat
+    /// not at the table, a bad name, or no bot for an open seat;
+    /// `seat_resigned`, `game_finished`, `game_cancelled`; storage errors.
+    pub async fn set_seat_bot(
+        &self,
+        id: &GameId,
+        token: Option<&str>,
+        seat: Seat,
+        request: SetSeatBot,
+    ) -> Result<TableChanged, ServiceError> {
+        if let Some(name) = &request.name {
+            check_name("name", name)?;
+        }
+        let (slot, mut writer) = self.locked(id).await?;
+        slot.admin(token)?;
+        self.limit_seat(slot.meta.stream, seat)?;
+        let current = slot.current();
+        let sitter = current
+            .table
+            .seats()
+            .get(usize::from(seat.0))
+            .ok_or_else(|| ServiceError::invalid("seat", format!("{seat} is not at this table")))?;
+        let bot = request.bot.map(|bot| bot.seat(self.think_ms()));
+        let body = if sitter.name.is_none() && current.table.waiting() {
+            let bot = bot.ok_or_else(|| ServiceError::invalid("bot", "an open seat is handed to a bot: name its `level`"))?;
+            let name = request.name.map_or_else(|| format!("Bot {}", seat.0), |name| name.trim().to_string());
+            RecordBody::SeatJoined(SeatJoined { seat, name, bot: Some(bot), token_hash: None })
+        } else if sitter.bot == bot {
+            // Nothing changes: nothing is appended.
+            return Ok(TableChanged { version: current.version, status: current.status.clone() });
+        } else {
+            RecordBody::SeatBot(SeatBotRecord { seat, bot })
+        };
+        let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
+        drop(writer);
+        self.wake_bots(slot.meta.stream, &now);
+        Ok(TableChanged { version: now.version, status: now.status.clone() })
+    }
+
+    /// The token's seat resigns. A game of two sides (Battle 13's camps,
+    /// any two-player game) ends with that side losing; in any other game a
+    /// server bot plays the seat from then on, and the result names the seat.
+    ///
+    /// # Errors
+    /// `unauthorized` without the seat's token; `seat_resigned` (again),
+    /// `game_waiting`, `game_finished`, `game_cancelled`; storage errors.
+    pub async fn resign(&self, id: &GameId, token: Option<&str>) -> Result<TableChanged, ServiceError> {
+        let (slot, mut writer) = self.locked(id).await?;
+        let seat = slot.seat(token)?;
+        self.limit_seat(slot.meta.stream, seat)?;
+        let current = slot.current();
+        let bot = (!current.table.two_sided())
+            .then(|| current.bot(seat).unwrap_or(BotSeat { level: RESIGNED_SEAT_BOT, think_ms: self.think_ms() }));
+        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatResigned { seat, bot }).await?;
+        drop(writer);
+        tracing::info!(game = %slot.meta.id, %seat, "seat resigned");
+        self.wake_bots(slot.meta.stream, &now);
+        Ok(TableChanged { version: now.version, status: now.status.clone() })
+    }
+}

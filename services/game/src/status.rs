@@ -1,0 +1,101 @@
+//! Where a game stands, as the service tells it: the engine's own status,
+//! and what only the table knows — seats still open, a game called off
+//! before it started, a side that gave up.
+
+use ludo_engine::{Outcome, Seat};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// Whose turn it is, or how the game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Status {
+    /// Seats are still open: the game starts once every seat is taken.
+    Waiting {
+        /// The seats nobody has taken yet.
+        open_seats: Vec<Seat>,
+    },
+    /// The game goes on; these seats may act now.
+    InProgress {
+        /// Seats whose move is awaited (usually exactly one).
+        to_move: Vec<Seat>,
+    },
+    /// The game is over.
+    Finished {
+        /// Final scores and winners. When a game of two sides ends because
+        /// one side gave up, the other side wins and every score is 0.
+        result: Outcome,
+        /// The seats that gave up (resigned), in the order they did; a
+        /// seat that gave up in a game of more than two sides was played by
+        /// a server bot from then on.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        forfeits: Vec<Forfeit>,
+    },
+    /// Called off by its creator before it started.
+    Cancelled,
+}
+
+/// A seat that gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Forfeit {
+    /// The seat.
+    pub seat: Seat,
+    /// How it gave up.
+    pub reason: ForfeitReason,
+}
+
+/// How a seat gave up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ForfeitReason {
+    /// Its player resigned.
+    Resigned,
+}
+
+impl Status {
+    /// Whether the game is over: finished, or cancelled before it started.
+    /// Nothing more is appended to its log, and its whole record is public.
+    #[must_use]
+    pub fn is_finished(&self) -> bool {
+        matches!(self, Status::Finished { .. } | Status::Cancelled)
+    }
+
+    /// Seats that may act now (none while seats are open, nor once the game is over).
+    #[must_use]
+    pub fn to_move(&self) -> &[Seat] {
+        match self {
+            Status::InProgress { to_move } => to_move,
+            _ => &[],
+        }
+    }
+}
+
+impl From<ludo_engine::Status> for Status {
+    /// The engine's status, as a game every seat of which is taken and no
+    /// side of which gave up.
+    fn from(status: ludo_engine::Status) -> Status {
+        match status {
+            ludo_engine::Status::InProgress { to_move } => Status::InProgress { to_move },
+            ludo_engine::Status::Finished { result } => Status::Finished { result, forfeits: Vec::new() },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_read_as_the_engines_did_and_name_their_state() {
+        // Summaries stored before this type existed hold the engine's shape.
+        let old: Status = serde_json::from_str(r#"{"state":"finished","result":{"scores":[3,1],"winners":[0]}}"#).unwrap();
+        assert_eq!(old, Status::Finished { result: Outcome { scores: vec![3, 1], winners: vec![Seat(0)] }, forfeits: vec![] });
+        assert_eq!(
+            serde_json::to_string(&Status::Waiting { open_seats: vec![Seat(2)] }).unwrap(),
+            r#"{"state":"waiting","open_seats":[2]}"#
+        );
+        assert_eq!(serde_json::to_string(&Status::Cancelled).unwrap(), r#"{"state":"cancelled"}"#);
+        assert!(Status::Cancelled.is_finished());
+        assert!(Status::Waiting { open_seats: vec![Seat(1)] }.to_move().is_empty());
+    }
+}

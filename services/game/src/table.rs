@@ -1,0 +1,490 @@
+//! The table: who sits at each seat of a game, and how the game stands
+//! beyond its engine (seats still open, a game called off, a side that gave
+//! up). Like the game itself it is a fold of the log: record 0 sets it up,
+//! and the seat records (`seat_joined`, `seat_left`, `game_cancelled`,
+//! `seat_token`, `seat_bot`, `seat_resigned`) change it. The engines know
+//! nothing of it.
+//!
+//! Each change is checked here, once, by [`Table::check`]: the service
+//! decides with it (a refusal becomes a problem with its code) and replay
+//! checks every stored record with it (a refusal there is a corrupt log),
+//! so a log can only say what the service would have accepted.
+
+use ludo_engine::{Outcome, Seat};
+use subtle::ConstantTimeEq;
+
+use crate::bot::{BotLevel, BotSeat};
+use crate::record::GameCreated;
+use crate::secrets::{Secrets, hash_token};
+use crate::status::{Forfeit, ForfeitReason, Status};
+
+/// Who sits at a game's seats, and the game's phase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    seats: Vec<Sitter>,
+    /// Whether anyone may join an open seat (from the lobby listing), not
+    /// only the holder of its invitation.
+    public: bool,
+    phase: Phase,
+    /// The seats that win or lose together (see `Kind::sides`).
+    sides: Vec<Vec<Seat>>,
+    forfeits: Vec<Forfeit>,
+    /// Seat records applied so far.
+    changes: u32,
+}
+
+/// One seat at the table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sitter {
+    /// The player's name; `None` while the seat is open.
+    pub name: Option<String>,
+    /// The server bot that plays the seat, if one does.
+    pub bot: Option<BotSeat>,
+    /// What opens the seat.
+    key: SeatKey,
+    /// Whether its player resigned (a bot plays it since).
+    pub resigned: bool,
+}
+
+/// What opens a seat: its token, as a hash.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SeatKey {
+    /// The token made with the game, whose hash is sealed beside the log.
+    Sealed,
+    /// A token issued since (by a join or a reissue): its hash is in the log.
+    Issued([u8; 32]),
+    /// None: an open seat, or one a bot took.
+    Locked,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Seats are open.
+    Waiting,
+    /// Every seat is taken: the engine says how the game stands.
+    Playing,
+    /// Called off before it started.
+    Cancelled,
+    /// Over: the side at this index gave up, in a game of two sides.
+    GaveUp(usize),
+}
+
+/// A change of the table, as a record says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change<'a> {
+    /// `seat` taken by a player named `name` (with a new token's hash) or a server bot.
+    Join {
+        /// The seat.
+        seat: Seat,
+        /// Its player's name.
+        name: &'a str,
+        /// The bot that plays it, for a seat a bot takes.
+        bot: Option<BotSeat>,
+        /// The hash of its new token, for a seat a person takes.
+        token_hash: Option<[u8; 32]>,
+    },
+    /// `seat`'s player left before the game started: the seat is open again.
+    Leave(Seat),
+    /// The game called off before it started.
+    Cancel,
+    /// A new token for `seat` (the old one stops opening it).
+    Token(Seat, [u8; 32]),
+    /// `seat` handed to a server bot, or taken back (`None`).
+    Bot(Seat, Option<BotSeat>),
+    /// `seat` resigned; in a game of more than two sides, `bot` plays it from now on.
+    Resign(Seat, Option<BotSeat>),
+    /// A move by `seat`, made by a server bot of that level if marked so.
+    Move(Seat, Option<BotLevel>),
+}
+
+/// Why the table refuses a change.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// No such seat.
+    #[error("{0} is not at the table")]
+    UnknownSeat(Seat),
+    /// Only while seats are open.
+    #[error("the game has started: every seat was taken")]
+    Started,
+    /// Not while seats are open.
+    #[error("the game has not started: seats {0:?} are still open")]
+    Waiting(Vec<u8>),
+    /// The game was called off.
+    #[error("the game was cancelled")]
+    Cancelled,
+    /// The game is over.
+    #[error("the game is over")]
+    Over,
+    /// The seat is taken.
+    #[error("{0} is taken")]
+    Taken(Seat),
+    /// The seat is open.
+    #[error("{0} is open: nobody sits there")]
+    Open(Seat),
+    /// The seat's player resigned.
+    #[error("{0} resigned: a server bot plays it now")]
+    Resigned(Seat),
+    /// A move marked as a bot's on a seat no such bot plays.
+    #[error("a move marked as the {level} bot's for {seat}, which no such bot plays", seat = .0, level = .1.name())]
+    NotThatBot(Seat, BotLevel),
+    /// A seat taken by neither a person with a token nor a bot, or by both;
+    /// or a resignation that does not say what a game of its sides needs.
+    #[error("{0}")]
+    Malformed(String),
+}
+
+impl Table {
+    /// The table record 0 sets: its named seats taken (with the sealed
+    /// tokens), its null ones open, `sides` as the game's kind has them.
+    #[must_use]
+    pub fn new(created: &GameCreated, sides: Vec<Vec<Seat>>) -> Table {
+        let seats: Vec<Sitter> = created
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, name)| Sitter {
+                name: name.clone(),
+                bot: created.bot(seat),
+                key: if name.is_some() { SeatKey::Sealed } else { SeatKey::Locked },
+                resigned: false,
+            })
+            .collect();
+        let phase = if seats.iter().all(|s| s.name.is_some()) { Phase::Playing } else { Phase::Waiting };
+        Table { seats, public: created.public, phase, sides, forfeits: Vec::new(), changes: 0 }
+    }
+
+    /// How many seat records changed the table since record 0.
+    #[must_use]
+    pub fn changes(&self) -> u32 {
+        self.changes
+    }
+
+    /// The seats, in order.
+    #[must_use]
+    pub fn seats(&self) -> &[Sitter] {
+        &self.seats
+    }
+
+    /// Whether anyone may join an open seat.
+    #[must_use]
+    pub fn public(&self) -> bool {
+        self.public
+    }
+
+    /// Per seat, the server bot that plays it.
+    #[must_use]
+    pub fn bots(&self) -> Vec<Option<BotSeat>> {
+        self.seats.iter().map(|s| s.bot).collect()
+    }
+
+    /// The server bot that plays `seat`, if one does.
+    #[must_use]
+    pub fn bot(&self, seat: Seat) -> Option<BotSeat> {
+        self.seats.get(usize::from(seat.0)).and_then(|s| s.bot)
+    }
+
+    /// The seats' names, an open seat as "an open seat" (for sentences).
+    #[must_use]
+    pub fn names(&self) -> Vec<String> {
+        self.seats.iter().map(|s| s.name.clone().unwrap_or_else(|| "an open seat".into())).collect()
+    }
+
+    /// The seats nobody has taken.
+    #[must_use]
+    pub fn open_seats(&self) -> Vec<Seat> {
+        (0..self.seats.len()).filter(|&i| self.seats[i].name.is_none()).map(seat_at).collect()
+    }
+
+    /// Whether the game is waiting for players.
+    #[must_use]
+    pub fn waiting(&self) -> bool {
+        self.phase == Phase::Waiting
+    }
+
+    /// Whether the game has two sides, so that a resignation ends it.
+    #[must_use]
+    pub fn two_sided(&self) -> bool {
+        self.sides.len() == 2
+    }
+
+    /// How the game stands, the engine saying `engine` about the game itself.
+    #[must_use]
+    pub fn status(&self, engine: ludo_engine::Status) -> Status {
+        match self.phase {
+            Phase::Waiting => Status::Waiting { open_seats: self.open_seats() },
+            Phase::Cancelled => Status::Cancelled,
+            Phase::GaveUp(loser) => {
+                let winners = self.sides.iter().enumerate().filter(|&(i, _)| i != loser).flat_map(|(_, side)| side.iter().copied());
+                let mut winners: Vec<Seat> = winners.collect();
+                winners.sort_unstable();
+                Status::Finished { result: Outcome { scores: vec![0; self.seats.len()], winners }, forfeits: self.forfeits.clone() }
+            }
+            Phase::Playing => match Status::from(engine) {
+                Status::Finished { result, .. } => Status::Finished { result, forfeits: self.forfeits.clone() },
+                other => other,
+            },
+        }
+    }
+
+    /// The seat `token` opens (checked against every seat in constant time,
+    /// so timing tells nothing about tokens), with the game's `secrets`
+    /// holding the hashes of the tokens made with it.
+    #[must_use]
+    pub fn seat_of(&self, token: &str, secrets: &Secrets) -> Option<Seat> {
+        let presented = hash_token(token);
+        let mut found = None;
+        for (i, sitter) in self.seats.iter().enumerate() {
+            let stored = match sitter.key {
+                SeatKey::Sealed => secrets.token_hashes.get(i).copied(),
+                SeatKey::Issued(hash) => Some(hash),
+                SeatKey::Locked => None,
+            };
+            if let Some(stored) = stored
+                && bool::from(presented.ct_eq(&stored))
+            {
+                found = Some(seat_at(i));
+            }
+        }
+        found
+    }
+
+    fn sitter(&self, seat: Seat) -> Result<&Sitter, Refusal> {
+        self.seats.get(usize::from(seat.0)).ok_or(Refusal::UnknownSeat(seat))
+    }
+
+    /// Refuses, unless the game is being played.
+    fn playing(&self) -> Result<(), Refusal> {
+        match self.phase {
+            Phase::Playing => Ok(()),
+            Phase::Waiting => Err(Refusal::Waiting(self.open_seats().iter().map(|s| s.0).collect())),
+            Phase::Cancelled => Err(Refusal::Cancelled),
+            Phase::GaveUp(_) => Err(Refusal::Over),
+        }
+    }
+
+    /// Refuses, unless seats are open.
+    fn in_lobby(&self) -> Result<(), Refusal> {
+        match self.phase {
+            Phase::Waiting => Ok(()),
+            Phase::Playing => Err(Refusal::Started),
+            Phase::Cancelled => Err(Refusal::Cancelled),
+            Phase::GaveUp(_) => Err(Refusal::Over),
+        }
+    }
+
+    /// Whether `change` may happen now, the game being `game_over` or not
+    /// (the engine's word).
+    ///
+    /// # Errors
+    /// [`Refusal`], saying why not.
+    pub fn check(&self, change: &Change<'_>, game_over: bool) -> Result<(), Refusal> {
+        match *change {
+            Change::Join { seat, name, bot, token_hash } => {
+                self.in_lobby()?;
+                if self.sitter(seat)?.name.is_some() {
+                    return Err(Refusal::Taken(seat));
+                }
+                if bot.is_some() == token_hash.is_some() {
+                    return Err(Refusal::Malformed("a seat is taken by a person with a token, or by a bot without one".into()));
+                }
+                if name.trim().is_empty() {
+                    return Err(Refusal::Malformed("a seat is taken under a name".into()));
+                }
+                Ok(())
+            }
+            Change::Leave(seat) => {
+                self.in_lobby()?;
+                match self.sitter(seat)?.name {
+                    Some(_) => Ok(()),
+                    None => Err(Refusal::Open(seat)),
+                }
+            }
+            Change::Cancel => self.in_lobby(),
+            Change::Token(seat, _) => {
+                self.ongoing(game_over)?;
+                let sitter = self.sitter(seat)?;
+                if sitter.name.is_none() {
+                    return Err(Refusal::Open(seat));
+                }
+                Ok(())
+            }
+            Change::Bot(seat, _) => {
+                self.ongoing(game_over)?;
+                let sitter = self.sitter(seat)?;
+                if sitter.name.is_none() {
+                    return Err(Refusal::Open(seat));
+                }
+                if sitter.resigned {
+                    return Err(Refusal::Resigned(seat));
+                }
+                Ok(())
+            }
+            Change::Resign(seat, bot) => {
+                self.playing()?;
+                self.ongoing(game_over)?;
+                if self.sitter(seat)?.resigned {
+                    return Err(Refusal::Resigned(seat));
+                }
+                if self.two_sided() == bot.is_some() {
+                    return Err(Refusal::Malformed(
+                        "a resignation ends a game of two sides, and hands the seat to a bot in any other game".into(),
+                    ));
+                }
+                Ok(())
+            }
+            Change::Move(seat, mark) => {
+                self.playing()?;
+                let sitter = self.sitter(seat)?;
+                match mark {
+                    Some(level) if sitter.bot.is_none_or(|bot| bot.level != level) => Err(Refusal::NotThatBot(seat, level)),
+                    None if sitter.resigned => Err(Refusal::Resigned(seat)),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// Refuses once the game is over, in any phase.
+    fn ongoing(&self, game_over: bool) -> Result<(), Refusal> {
+        match self.phase {
+            Phase::Cancelled => Err(Refusal::Cancelled),
+            Phase::GaveUp(_) => Err(Refusal::Over),
+            _ if game_over => Err(Refusal::Over),
+            _ => Ok(()),
+        }
+    }
+
+    /// Applies `change` after [`Table::check`].
+    ///
+    /// # Errors
+    /// As [`Table::check`]; the table is then unchanged.
+    pub fn apply(&mut self, change: &Change<'_>, game_over: bool) -> Result<(), Refusal> {
+        self.check(change, game_over)?;
+        if !matches!(change, Change::Move(..)) {
+            self.changes = self.changes.saturating_add(1);
+        }
+        match *change {
+            Change::Join { seat, name, bot, token_hash } => {
+                let sitter = &mut self.seats[usize::from(seat.0)];
+                sitter.name = Some(name.to_string());
+                sitter.bot = bot;
+                sitter.key = token_hash.map_or(SeatKey::Locked, SeatKey::Issued);
+                if self.seats.iter().all(|s| s.name.is_some()) {
+                    self.phase = Phase::Playing;
+                }
+            }
+            Change::Leave(seat) => {
+                let sitter = &mut self.seats[usize::from(seat.0)];
+                *sitter = Sitter { name: None, bot: None, key: SeatKey::Locked, resigned: false };
+            }
+            Change::Cancel => self.phase = Phase::Cancelled,
+            Change::Token(seat, hash) => self.seats[usize::from(seat.0)].key = SeatKey::Issued(hash),
+            Change::Bot(seat, bot) => self.seats[usize::from(seat.0)].bot = bot,
+            Change::Resign(seat, bot) => {
+                self.forfeits.push(Forfeit { seat, reason: ForfeitReason::Resigned });
+                let sitter = &mut self.seats[usize::from(seat.0)];
+                sitter.resigned = true;
+                match bot {
+                    Some(bot) => sitter.bot = Some(bot),
+                    None => {
+                        let side = self.sides.iter().position(|side| side.contains(&seat)).unwrap_or(0);
+                        self.phase = Phase::GaveUp(side);
+                    }
+                }
+            }
+            Change::Move(..) => {}
+        }
+        Ok(())
+    }
+}
+
+fn seat_at(index: usize) -> Seat {
+    Seat(u8::try_from(index).expect("a table has fewer than 256 seats"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::BotLevel;
+
+    fn created(seats: &[Option<&str>], public: bool) -> GameCreated {
+        GameCreated {
+            game_id: "g".into(),
+            kind: "kardinal".into(),
+            ruleset: "kardinal/1".into(),
+            options: serde_json::json!({}),
+            seats: seats.iter().map(|s| s.map(String::from)).collect(),
+            bots: vec![None; seats.len()],
+            public,
+            seed_commitment: String::new(),
+        }
+    }
+
+    fn alone(players: u8) -> Vec<Vec<Seat>> {
+        (0..players).map(|s| vec![Seat(s)]).collect()
+    }
+
+    const GREEDY: BotSeat = BotSeat { level: BotLevel::Greedy, think_ms: 0 };
+
+    #[test]
+    fn a_table_with_open_seats_waits_until_every_seat_is_taken() {
+        let mut table = Table::new(&created(&[Some("Ann"), None, None], false), alone(3));
+        assert_eq!(
+            table.status(ludo_engine::Status::InProgress { to_move: vec![Seat(0)] }),
+            Status::Waiting { open_seats: vec![Seat(1), Seat(2)] }
+        );
+        assert_eq!(table.check(&Change::Move(Seat(0), None), false), Err(Refusal::Waiting(vec![1, 2])));
+        table.apply(&Change::Join { seat: Seat(1), name: "Bea", bot: None, token_hash: Some([1; 32]) }, false).unwrap();
+        let again = Change::Join { seat: Seat(1), name: "Cy", bot: None, token_hash: Some([2; 32]) };
+        assert_eq!(table.check(&again, false), Err(Refusal::Taken(Seat(1))));
+        table.apply(&Change::Leave(Seat(1)), false).unwrap();
+        table.apply(&again, false).unwrap();
+        table.apply(&Change::Join { seat: Seat(2), name: "Robot", bot: Some(GREEDY), token_hash: None }, false).unwrap();
+        assert!(!table.waiting());
+        assert_eq!(table.check(&Change::Leave(Seat(1)), false), Err(Refusal::Started));
+        assert_eq!(table.check(&Change::Cancel, false), Err(Refusal::Started));
+        assert_eq!(table.check(&Change::Move(Seat(0), None), false), Ok(()));
+    }
+
+    #[test]
+    fn a_resignation_ends_a_two_sided_game_and_hands_the_seat_to_a_bot_otherwise() {
+        let mut duel = Table::new(&created(&[Some("Ann"), Some("Bob")], false), alone(2));
+        assert!(duel.check(&Change::Resign(Seat(0), Some(GREEDY)), false).is_err(), "a duel's resignation ends it");
+        duel.apply(&Change::Resign(Seat(0), None), false).unwrap();
+        let Status::Finished { result, forfeits } = duel.status(ludo_engine::Status::InProgress { to_move: vec![Seat(0)] }) else {
+            panic!("a duel ends when a side resigns")
+        };
+        assert_eq!((result.winners, result.scores), (vec![Seat(1)], vec![0, 0]));
+        assert_eq!(forfeits, vec![Forfeit { seat: Seat(0), reason: ForfeitReason::Resigned }]);
+        assert_eq!(duel.check(&Change::Move(Seat(1), None), false), Err(Refusal::Over));
+
+        let camps = vec![vec![Seat(0), Seat(2)], vec![Seat(1), Seat(3)]];
+        let mut b13 = Table::new(&created(&[Some("A"), Some("B"), Some("C"), Some("D")], false), camps);
+        b13.apply(&Change::Resign(Seat(3), None), false).unwrap();
+        let Status::Finished { result, .. } = b13.status(ludo_engine::Status::InProgress { to_move: vec![Seat(0)] }) else {
+            panic!("a camp's resignation ends the match")
+        };
+        assert_eq!(result.winners, vec![Seat(0), Seat(2)]);
+
+        let mut three = Table::new(&created(&[Some("A"), Some("B"), Some("C")], false), alone(3));
+        three.apply(&Change::Resign(Seat(1), Some(GREEDY)), false).unwrap();
+        assert_eq!(three.bot(Seat(1)), Some(GREEDY));
+        assert_eq!(three.check(&Change::Move(Seat(1), None), false), Err(Refusal::Resigned(Seat(1))));
+        assert_eq!(three.check(&Change::Move(Seat(1), Some(BotLevel::Greedy)), false), Ok(()));
+        assert_eq!(three.check(&Change::Bot(Seat(1), None), false), Err(Refusal::Resigned(Seat(1))));
+        let over = ludo_engine::Status::Finished { result: Outcome { scores: vec![1, 2, 3], winners: vec![Seat(2)] } };
+        assert!(matches!(three.status(over), Status::Finished { forfeits, .. } if forfeits.len() == 1));
+    }
+
+    #[test]
+    fn tokens_open_the_seat_they_were_issued_for_until_replaced() {
+        let (secrets, tokens) = crate::secrets::generate(2).unwrap();
+        let mut table = Table::new(&created(&[Some("Ann"), Some("Bob")], false), alone(2));
+        assert_eq!(table.seat_of(&tokens[1], &secrets), Some(Seat(1)));
+        let fresh = "ludo_fresh";
+        table.apply(&Change::Token(Seat(1), hash_token(fresh)), false).unwrap();
+        assert_eq!(table.seat_of(&tokens[1], &secrets), None, "the old token stops working");
+        assert_eq!(table.seat_of(fresh, &secrets), Some(Seat(1)));
+        assert_eq!(table.seat_of(&tokens[0], &secrets), Some(Seat(0)));
+    }
+}
