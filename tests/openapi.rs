@@ -257,6 +257,58 @@ async fn every_answer_matches_the_served_document() {
         assert!(answer.status == 400 || answer.status == 401, "{answer:?}");
         check(method, if method == "get" { "/v1/games/{id}/info" } else { "/v1/games/{id}/autopilot" }, &answer);
     }
+    // Seats: a public game with open seats, joined, left, reissued, handed to a bot, resigned; another cancelled.
+    let lobby = rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["Ann", null, null], "public": true})).await;
+    assert_eq!(lobby.status, 201, "{lobby:?}");
+    check("post", "/v1/games", &lobby);
+    let lobby_id = lobby.body["id"].as_str().unwrap().to_string();
+    let admin = lobby.body["admin_token"].as_str().unwrap().to_string();
+    let ann_token = lobby.body["seats"][0]["token"].as_str().unwrap().to_string();
+    let open = rest.get("/v1/games?open=true", None).await;
+    check("get", "/v1/games", &open);
+    let join = format!("/v1/games/{lobby_id}/join");
+    let joined = rest.post(&join, None, &json!({"name": "Bea"})).await;
+    assert_eq!(joined.status, 200, "{joined:?}");
+    check("post", "/v1/games/{id}/join", &joined);
+    let bea = joined.body["token"].as_str().unwrap().to_string();
+    let moving = rest.post(&moves.replace(&id, &lobby_id), Some(&ann_token), &json!({"move": {"type": "keep_cardinal"}})).await;
+    assert_eq!(moving.body["code"], "game_waiting", "{moving:?}");
+    check("post", "/v1/games/{id}/moves", &moving);
+    let left = rest.post(&format!("/v1/games/{lobby_id}/leave"), Some(&bea), &json!(null)).await;
+    assert_eq!(left.status, 200, "{left:?}");
+    check("post", "/v1/games/{id}/leave", &left);
+    let code = lobby.body["invitations"][1]["code"].as_str().unwrap();
+    let by_invitation = rest.post(&join, None, &json!({"name": "Cy", "invitation": code})).await;
+    assert_eq!(by_invitation.status, 200, "{by_invitation:?}");
+    let again = rest.post(&join, None, &json!({"name": "Dee", "invitation": code})).await;
+    assert_eq!(again.body["code"], "seat_taken", "{again:?}");
+    check("post", "/v1/games/{id}/join", &again);
+    let bot_seat = rest.put(&format!("/v1/games/{lobby_id}/seats/2/bot"), Some(&admin), &json!({"bot": {"level": "random", "think_ms": 0}})).await;
+    assert_eq!(bot_seat.status, 200, "{bot_seat:?}");
+    check("put", "/v1/games/{id}/seats/{seat}/bot", &bot_seat);
+    let reissued = rest.post(&format!("/v1/games/{lobby_id}/seats/0/token"), Some(&admin), &json!(null)).await;
+    assert_eq!(reissued.status, 200, "{reissued:?}");
+    check("post", "/v1/games/{id}/seats/{seat}/token", &reissued);
+    let not_admin = rest.post(&format!("/v1/games/{lobby_id}/seats/0/token"), Some(&ann_token), &json!(null)).await;
+    assert_eq!(not_admin.status, 401, "{not_admin:?}");
+    check("post", "/v1/games/{id}/seats/{seat}/token", &not_admin);
+    let resigned = rest.post(&format!("/v1/games/{lobby_id}/resign"), reissued.body["token"].as_str(), &json!(null)).await;
+    assert_eq!(resigned.status, 200, "{resigned:?}");
+    check("post", "/v1/games/{id}/resign", &resigned);
+    let back = rest.delete(&format!("/v1/games/{lobby_id}/seats/2/bot"), Some(&admin)).await;
+    check("delete", "/v1/games/{id}/seats/{seat}/bot", &back);
+    let state = rest.get(&format!("/v1/games/{lobby_id}"), None).await;
+    check("get", "/v1/games/{id}", &state);
+    let events = rest.get(&format!("/v1/games/{lobby_id}/events"), None).await;
+    check("get", "/v1/games/{id}/events", &events);
+    let waiting = rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": [null, null]})).await;
+    let waiting_id = waiting.body["id"].as_str().unwrap();
+    let cancelled = rest.post(&format!("/v1/games/{waiting_id}/cancel"), waiting.body["admin_token"].as_str(), &json!(null)).await;
+    assert_eq!(cancelled.status, 200, "{cancelled:?}");
+    check("post", "/v1/games/{id}/cancel", &cancelled);
+    let twice = rest.post(&format!("/v1/games/{waiting_id}/cancel"), waiting.body["admin_token"].as_str(), &json!(null)).await;
+    assert_eq!(twice.body["code"], "game_cancelled", "{twice:?}");
+    check("post", "/v1/games/{id}/cancel", &twice);
     let refusals: Vec<(&str, String, Answer)> = vec![
         ("post", "/v1/games".into(), rest.post("/v1/games", None, &json!({"kind": "chess", "players": ["A", "B"]})).await),
         ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "text/plain", "{}").await),

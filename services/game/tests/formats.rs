@@ -1,5 +1,6 @@
-//! Record formats: every log written before format 2 still reads, replays
-//! and verifies, and goes on in format 2; format 2's bot marks are checked
+//! Record formats: every log written before format 3 (formats 1 and 2)
+//! still reads, replays, verifies and imports, and goes on in the format
+//! of the day; format 2's bot marks and format 3's seat records are checked
 //! by replay like everything else.
 //!
 //! `fixtures/format1/*.ndjson` are whole exports of finished games (one per
@@ -12,7 +13,7 @@ use ludo_engine::Seat;
 use ludo_game::api::{CreateGame, Player, SubmitMove};
 use ludo_game::bot::{BotLevel, BotMark, BotRequest, BotSeat};
 use ludo_game::export::{self, ExportHeader};
-use ludo_game::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord};
+use ludo_game::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, SeatJoined};
 use ludo_game::replay::replay;
 use ludo_game::secrets::Secrets;
 use ludo_game::{GameService, SystemClock};
@@ -90,7 +91,7 @@ async fn format_1_exports_import_and_read_back() {
 /// A game left half-played by the version before format 2 goes on: its
 /// next move is written in format 2, and the mixed log verifies.
 #[tokio::test]
-async fn a_half_played_format_1_game_goes_on_in_format_2() {
+async fn a_half_played_format_1_game_goes_on_in_the_format_of_the_day() {
     let (header, records) = records_of(FIXTURES[0].1);
     let cut = records.len() / 2;
     let mut seed = [0u8; 32];
@@ -226,4 +227,152 @@ async fn created_bot_seats_are_recorded_in_game_created() {
     let state = service.get(&id, None).await.unwrap();
     assert_eq!(state.seats[1].bot, Some(BotSeat { level: BotLevel::Greedy, think_ms: 250 }));
     assert_eq!(state.seats[0].bot, None);
+}
+
+/// Whole exports of finished games as the version before format 3 wrote
+/// them (commit 97f2b97, by a running server: bot seats, bot marks,
+/// autopilot hand-overs and take-backs, request ids), kept byte for byte.
+const FORMAT_2: [(&str, &str); 4] = [
+    ("cardinal with a bot", include_str!("fixtures/format2/cardinal_bot.ndjson")),
+    ("cardinal with autopilot", include_str!("fixtures/format2/cardinal_autopilot.ndjson")),
+    ("kardinal", include_str!("fixtures/format2/kardinal.ndjson")),
+    ("battle13", include_str!("fixtures/format2/battle13.ndjson")),
+];
+
+#[tokio::test]
+async fn format_2_exports_still_verify_import_and_export_byte_for_byte() {
+    for (what, export) in FORMAT_2 {
+        let report = export::verify(export.as_bytes());
+        assert!(report.valid && report.replayed && report.chain_intact, "{what}: {:?}", report.fault);
+        assert!(report.status.as_ref().is_some_and(|s| matches!(s, ludo_game::Status::Finished { forfeits, .. } if forfeits.is_empty())));
+        let (header, records) = records_of(export);
+        let mut handovers = 0;
+        for raw in &records {
+            let record = Record::from_bytes(raw).expect("a format 2 record reads");
+            assert_eq!(record.format, 2, "{what}: the fixture is format 2");
+            assert_eq!(record.bytes(), &raw[..], "{what}: read records keep their bytes");
+            match &record.body {
+                RecordBody::GameCreated(created) => assert!(!created.public && created.seats.iter().all(Option::is_some)),
+                RecordBody::SeatBot(_) => handovers += 1,
+                RecordBody::Move(_) => {}
+                other => panic!("{what}: format 2 has no {} records", other.type_name()),
+            }
+        }
+        assert!(handovers >= 1, "{what}: every fixture hands a seat over at least once");
+        let service = GameService::new(Arc::new(MemoryStore::new()), Arc::new(SystemClock));
+        let imported = service.import(export.as_bytes().to_vec()).await.expect("a format 2 export imports");
+        let id = imported.id.parse().unwrap();
+        let page = service.events(&id, None, 0, 1000).await.unwrap();
+        assert_eq!(page.events.iter().filter(|e| e.kind == "seat_bot").count(), handovers, "{what}");
+        assert!(page.events.iter().any(|e| e.bot.is_some()), "{what}: bot moves keep their marks");
+        let again = service.export(&id, None).await.unwrap();
+        let (again_header, again_records) = records_of(std::str::from_utf8(&again).unwrap());
+        assert_eq!(again_records, records, "{what}: records re-exported unchanged");
+        assert_eq!(again_header.seed, header.seed);
+    }
+}
+
+#[test]
+fn a_format_2_record_with_format_3_members_is_refused() {
+    let (_, bytes) = records_of(FORMAT_2[0].1);
+    let text = String::from_utf8(bytes[0].clone()).unwrap();
+    assert!(text.contains(r#""format":2,"#), "{text}");
+    let with_public = text.replacen(r#","ruleset":"#, r#","public":false,"ruleset":"#, 1);
+    assert!(Record::from_bytes(with_public.as_bytes()).unwrap_err().contains("format 2 game_created"), "{with_public}");
+    let as_three = text.replace(r#""format":2,"#, r#""format":3,"#);
+    assert!(Record::from_bytes(as_three.as_bytes()).unwrap_err().contains("format 3 game_created"), "{as_three}");
+}
+
+/// A game of `seats` (null: open) of two-seat Cardinal or three-seat, set up.
+fn lobby(seats: &[Option<&str>], public: bool) -> (Record, ludo_engine::Seed) {
+    let seed = ludo_engine::Seed([5; 32]);
+    let kind = ludo_game::kinds::kind("cardinal").unwrap();
+    let new = kind.create(seats.len(), &json!({}), &seed).unwrap();
+    let effects: Vec<_> = new.effects.iter().map(|e| new.game.redact(e, ludo_engine::Viewer::Spectator)).collect();
+    let body = RecordBody::GameCreated(GameCreated {
+        game_id: "00000000-0000-7000-8000-000000000002".into(),
+        kind: kind.id.into(),
+        ruleset: kind.ruleset.into(),
+        options: new.options,
+        seats: seats.iter().map(|s| s.map(String::from)).collect(),
+        bots: vec![None; seats.len()],
+        public,
+        seed_commitment: ludo_game::record::sha256_hex(&seed.0),
+    });
+    (Record::seal(0, "2026-11-24T00:00:00.000Z".into(), body, &effects, &GENESIS).unwrap(), seed)
+}
+
+/// `log` with the seat record `body` after it.
+fn then(log: &[Record], body: RecordBody) -> Vec<Record> {
+    let last = log.last().unwrap();
+    let record = Record::seal(last.seq + 1, "2026-11-24T00:00:01.000Z".into(), body, &[] as &[Value], &last.hash_bytes().unwrap()).unwrap();
+    let mut longer = log.to_vec();
+    longer.push(record);
+    longer
+}
+
+fn joined(seat: u8, name: &str) -> RecordBody {
+    RecordBody::SeatJoined(SeatJoined { seat: Seat(seat), name: name.into(), bot: None, token_hash: Some("ab".repeat(32)) })
+}
+
+/// Replay refuses what the service would have refused: a log can only say
+/// what a server following the rules of the table could have written.
+#[test]
+fn seat_records_replay_only_where_the_table_allows_them() {
+    let (first, seed) = lobby(&[Some("Ann"), None, None], false);
+    let log = vec![first];
+    let refused = |log: &[Record], why: &str| {
+        let err = replay(log, &seed, false).expect_err(why);
+        assert_eq!(err.seq, log.len() as u64 - 1, "{why}: {}", err.reason);
+        assert!(err.reason.contains(why), "expected `{why}` in: {}", err.reason);
+    };
+    // While seats are open nobody moves, resigns or hands a seat to a bot.
+    let waiting = replay(&log, &seed, false).unwrap();
+    assert_eq!(waiting.state.status(), ludo_game::Status::Waiting { open_seats: vec![Seat(1), Seat(2)] });
+    refused(&[log.clone(), vec![next_move(&log, &seed, None)]].concat(), "not started");
+    refused(&then(&log, RecordBody::SeatResigned { seat: Seat(0), bot: None }), "not started");
+    refused(&then(&log, RecordBody::SeatToken { seat: Seat(1), token_hash: "ab".repeat(32) }), "open");
+    refused(&then(&log, RecordBody::SeatLeft { seat: Seat(2) }), "open");
+    refused(&then(&log, joined(5, "Stranger")), "not at the table");
+    // A seat is taken once.
+    let one = then(&log, joined(1, "Bea"));
+    refused(&then(&one, joined(1, "Cy")), "taken");
+    // Taken by a person with a token, or by a bot without one.
+    let both = SeatJoined {
+        seat: Seat(2),
+        name: "Robo".into(),
+        bot: Some(BotSeat { level: BotLevel::Random, think_ms: 0 }),
+        token_hash: Some("ab".repeat(32)),
+    };
+    refused(&then(&one, RecordBody::SeatJoined(both)), "a bot without one");
+    // The last seat taken, the game starts: no more joining, leaving or cancelling.
+    let full = then(&one, joined(2, "Cy"));
+    assert!(matches!(replay(&full, &seed, false).unwrap().state.status(), ludo_game::Status::InProgress { .. }));
+    refused(&then(&full, RecordBody::SeatLeft { seat: Seat(1) }), "has started");
+    refused(&then(&full, RecordBody::GameCancelled), "has started");
+    assert!(replay(&[full.clone(), vec![next_move(&full, &seed, None)]].concat(), &seed, false).is_ok());
+    // A three-seat game goes on after a resignation only with a bot for the seat.
+    refused(&then(&full, RecordBody::SeatResigned { seat: Seat(1), bot: None }), "resignation");
+    let bot = BotSeat { level: BotLevel::Greedy, think_ms: 0 };
+    let resigned = then(&full, RecordBody::SeatResigned { seat: Seat(1), bot: Some(bot) });
+    let state = replay(&resigned, &seed, false).unwrap().state;
+    assert_eq!(state.table.bot(Seat(1)), Some(bot));
+    refused(&then(&resigned, RecordBody::SeatResigned { seat: Seat(1), bot: Some(bot) }), "resigned");
+    refused(&then(&resigned, RecordBody::SeatBot(SeatBotRecord { seat: Seat(1), bot: None })), "resigned");
+    // A cancelled game takes nothing more.
+    let cancelled = then(&log, RecordBody::GameCancelled);
+    assert_eq!(replay(&cancelled, &seed, false).unwrap().state.status(), ludo_game::Status::Cancelled);
+    refused(&then(&cancelled, joined(1, "Late")), "cancelled");
+}
+
+/// In a game of two sides a resignation ends it: nothing more replays.
+#[test]
+fn a_resignation_ends_a_duel_for_replay_too() {
+    let (first, seed) = lobby(&[Some("Ann"), Some("Bob")], false);
+    let log = then(&[first], RecordBody::SeatResigned { seat: Seat(1), bot: None });
+    let state = replay(&log, &seed, false).unwrap().state;
+    let ludo_game::Status::Finished { result, forfeits } = state.status() else { panic!("a resigned duel is over") };
+    assert_eq!((result.winners, forfeits.len()), (vec![Seat(0)], 1));
+    let err = replay(&[log.clone(), vec![next_move(&log[..1], &seed, None)]].concat(), &seed, false);
+    assert!(err.is_err(), "a move after the duel ended is refused");
 }
