@@ -33,6 +33,10 @@ mod openapi;
 mod records;
 #[path = "restart.rs"]
 mod restart;
+#[path = "seats.rs"]
+mod seats;
+#[path = "webhooks.rs"]
+mod webhooks;
 
 /// This binary is the one that runs on PostgreSQL, or says loudly why not.
 #[test]

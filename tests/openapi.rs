@@ -283,7 +283,8 @@ async fn every_answer_matches_the_served_document() {
     let again = rest.post(&join, None, &json!({"name": "Dee", "invitation": code})).await;
     assert_eq!(again.body["code"], "seat_taken", "{again:?}");
     check("post", "/v1/games/{id}/join", &again);
-    let bot_seat = rest.put(&format!("/v1/games/{lobby_id}/seats/2/bot"), Some(&admin), &json!({"bot": {"level": "random", "think_ms": 0}})).await;
+    let bot_seat =
+        rest.put(&format!("/v1/games/{lobby_id}/seats/2/bot"), Some(&admin), &json!({"bot": {"level": "random", "think_ms": 0}})).await;
     assert_eq!(bot_seat.status, 200, "{bot_seat:?}");
     check("put", "/v1/games/{id}/seats/{seat}/bot", &bot_seat);
     let reissued = rest.post(&format!("/v1/games/{lobby_id}/seats/0/token"), Some(&admin), &json!(null)).await;

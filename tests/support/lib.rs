@@ -196,8 +196,18 @@ impl TestServer {
 
     /// Starts a server on `data_dir` with `config`'s limits.
     pub async fn start_with(data_dir: &Path, config: ludo_server::ServerConfig) -> TestServer {
+        TestServer::start_configured(data_dir, config, |service| service).await
+    }
+
+    /// Starts a server on `data_dir` with `config`'s limits and its game
+    /// service set up by `configure` (a webhook policy, say).
+    pub async fn start_configured(
+        data_dir: &Path,
+        config: ludo_server::ServerConfig,
+        configure: impl FnOnce(GameService) -> GameService,
+    ) -> TestServer {
         let store = Backend::current().open(data_dir).await;
-        let service = Arc::new(GameService::new(store, Arc::new(SystemClock)));
+        let service = Arc::new(configure(GameService::new(store, Arc::new(SystemClock))));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel::<()>();

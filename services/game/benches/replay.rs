@@ -42,6 +42,7 @@ fn finished_game(kind: &str, players: usize, options: Value, at_least: usize) ->
             options: new.options.clone(),
             seats: (0..players).map(|i| Some(format!("P{i}"))).collect(),
             public: false,
+            clock: None,
             bots: vec![None; players],
             seed_commitment: sha256_hex(&seed.0),
         };

@@ -55,6 +55,16 @@ pub struct CreateGame {
     /// invitations. Needs an open seat.
     #[serde(default)]
     pub public: bool,
+    /// Time controls: a limit per move and/or a bank per seat (with an
+    /// increment), and what a timeout does; omitted: no clock.
+    #[serde(default)]
+    pub clock: Option<crate::clock::ClockRequest>,
+    /// An `http(s)` URL the server `POST`s to when it becomes a seat's turn
+    /// and when the game ends, signed with `webhook_secret` (see the
+    /// answer). Public addresses only, unless the server allows more.
+    #[serde(default)]
+    #[schema(max_length = 2048)]
+    pub webhook: Option<String>,
 }
 
 /// A seat of a new game: its player's name and, for a seat the server
@@ -160,6 +170,11 @@ pub struct CreatedGame {
     pub seed_commitment: String,
     /// Status after set-up (`waiting` while seats are open).
     pub status: Status,
+    /// With a webhook: the key of its calls' signatures, shown only here.
+    /// Each call carries `X-Ludo-Signature: sha256=<hex HMAC-SHA256 of the
+    /// body, keyed with this text>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_secret: Option<String>,
 }
 
 /// A seat and its secret token.
@@ -363,6 +378,10 @@ pub struct GameState {
     pub viewer_seat: Option<Seat>,
     /// When the game was created (RFC 3339).
     pub created_at: String,
+    /// The game's time controls, when it has a clock (the seats' clocks are
+    /// in `status`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<crate::clock::TimeControl>,
     /// The game's options (for Kardinal & König, the board it is played on).
     #[schema(value_type = crate::schema::GameOptions)]
     pub options: std::sync::Arc<serde_json::value::RawValue>,
@@ -458,7 +477,7 @@ pub struct Event {
     /// Position in the log (record 0 is `game_created`).
     pub seq: u64,
     /// `game_created`, `move`, `seat_bot`, `seat_joined`, `seat_left`,
-    /// `game_cancelled`, `seat_token` or `seat_resigned`.
+    /// `game_cancelled`, `seat_token`, `seat_resigned` or `timeout`.
     #[serde(rename = "type")]
     pub kind: String,
     /// When it was appended (RFC 3339).
@@ -480,9 +499,13 @@ pub struct Event {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bot: Option<BotMark>,
     /// Who plays the seat from now on (`seat_bot` records, a `seat_joined`
-    /// by a bot, a `seat_resigned` in a game that goes on).
+    /// by a bot, a `seat_resigned` in a game that goes on); for a `timeout`
+    /// that is no forfeit, the bot that makes the seat's move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub handover: Option<Handover>,
+    /// Whether the seat lost on time (`timeout` records only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub forfeit: Option<bool>,
     /// The set-up (record 0 only): kind, ruleset, options, seats, seed commitment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub game: Option<crate::record::GameCreated>,

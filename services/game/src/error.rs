@@ -74,6 +74,12 @@ pub enum ServiceError {
         /// The seat.
         seat: Seat,
     },
+    /// The seat's time for this move ran out (its move is now a bot's, or it lost).
+    #[error("seat {}'s time for this move ran out", seat.0)]
+    TimeUp {
+        /// The seat.
+        seat: Seat,
+    },
     /// The seat resigned: a server bot plays it, and its token can only watch.
     #[error("seat {} resigned: a server bot plays it now", seat.0)]
     SeatResigned {
@@ -155,6 +161,7 @@ impl ServiceError {
             ServiceError::SeatTaken { .. } => "seat_taken",
             ServiceError::SeatOpen { .. } => "seat_open",
             ServiceError::SeatResigned { .. } => "seat_resigned",
+            ServiceError::TimeUp { .. } => "time_up",
             ServiceError::VersionConflict { .. } => "version_conflict",
             ServiceError::RequestIdReused { .. } => "request_id_reused",
             ServiceError::InvalidExport { .. } => "invalid_export",

@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod bot;
+pub mod clock;
 mod error;
 pub mod export;
 pub mod kinds;
@@ -23,6 +24,7 @@ mod service;
 pub mod status;
 pub mod table;
 pub mod text;
+pub mod webhook;
 
 pub use error::ServiceError;
 pub use service::{

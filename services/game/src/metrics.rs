@@ -48,6 +48,7 @@ pub(crate) struct Metrics {
     pub bot_moves: Family<BotLabel, Counter>,
     pub bot_think_seconds: Histogram,
     pub bots_thinking: Gauge,
+    pub timeouts: Family<OutcomeLabel, Counter>,
 }
 
 impl Metrics {
@@ -89,6 +90,12 @@ impl Metrics {
         );
         let bots_thinking = Gauge::default();
         registry.register("bots_thinking", "Server bots choosing a move now (at most --bot-workers)", bots_thinking.clone());
+        let timeouts = Family::<OutcomeLabel, Counter>::default();
+        registry.register(
+            "timeouts",
+            "Clock deadlines this server fired, by outcome: written (its timeout record), lost_race (another server wrote first), moved_on (the game had moved on), failed",
+            timeouts.clone(),
+        );
         registry.register_collector(Box::new(StoreStats(store)));
         Metrics {
             registry: std::sync::Mutex::new(registry),
@@ -103,6 +110,7 @@ impl Metrics {
             bot_moves,
             bot_think_seconds,
             bots_thinking,
+            timeouts,
         }
     }
 

@@ -26,11 +26,12 @@
 //!   (which bot made it, or null), and the `seat_bot` record appears. A
 //!   format 1 record reads as a format 2 one without bots;
 //! - format 3 (this version writes it): `game_created` gains `public`
-//!   (whether anyone may join its open seats) and its `seats` may hold
-//!   `null` for a seat left open; seat records appear: `seat_joined`,
-//!   `seat_left`, `game_cancelled`, `seat_token` (a reissued token's hash)
-//!   and `seat_resigned`. An older record reads as a format 3 one with no
-//!   open seat.
+//!   (whether anyone may join its open seats) and `clock` (its time
+//!   controls, or null), and its `seats` may hold `null` for a seat left
+//!   open; seat records appear: `seat_joined`, `seat_left`,
+//!   `game_cancelled`, `seat_token` (a reissued token's hash),
+//!   `seat_resigned` and `timeout`. An older record reads as a format 3
+//!   one with no open seat and no clock.
 //!
 //! A record of the new seat types is written from its type's key list
 //! ([`keys_of`]) by one generic writer, so the list that says which members
@@ -49,6 +50,7 @@ use ludo_engine::Seat;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{BotMark, BotSeat};
+use crate::clock::TimeControl;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
@@ -124,6 +126,18 @@ pub enum RecordBody {
         /// seat from now on; `None`: the game of two sides ended.
         bot: Option<BotSeat>,
     },
+    /// A seat's time ran out (format 3 on).
+    Timeout {
+        /// The seat.
+        seat: Seat,
+        /// Whether the seat loses as if it had resigned (the game's
+        /// `on_timeout: lose`); otherwise `bot` makes its move.
+        forfeit: bool,
+        /// The server bot that makes the seat's move (not a forfeit), or
+        /// plays the seat from now on (a forfeit in a game of more than two
+        /// sides); `None`: a forfeit ended a game of two sides.
+        bot: Option<BotSeat>,
+    },
 }
 
 /// An open seat taken.
@@ -152,6 +166,7 @@ impl RecordBody {
             RecordBody::GameCancelled => "game_cancelled",
             RecordBody::SeatToken { .. } => "seat_token",
             RecordBody::SeatResigned { .. } => "seat_resigned",
+            RecordBody::Timeout { .. } => "timeout",
         }
     }
 
@@ -163,7 +178,10 @@ impl RecordBody {
             RecordBody::Move(mv) => Some(mv.seat),
             RecordBody::SeatBot(handed) => Some(handed.seat),
             RecordBody::SeatJoined(joined) => Some(joined.seat),
-            RecordBody::SeatLeft { seat } | RecordBody::SeatToken { seat, .. } | RecordBody::SeatResigned { seat, .. } => Some(*seat),
+            RecordBody::SeatLeft { seat }
+            | RecordBody::SeatToken { seat, .. }
+            | RecordBody::SeatResigned { seat, .. }
+            | RecordBody::Timeout { seat, .. } => Some(*seat),
         }
     }
 }
@@ -199,6 +217,9 @@ pub struct GameCreated {
     /// their invitations (records before format 3: no).
     #[serde(default)]
     pub public: bool,
+    /// The game's time controls (records before format 3: none).
+    #[serde(default)]
+    pub clock: Option<TimeControl>,
     /// Hex SHA-256 of the 32-byte seed, published before the seed itself.
     pub seed_commitment: String,
 }
@@ -300,9 +321,10 @@ const MOVE_KEYS_2: [&str; 10] = ["at", "bot", "effects", "format", "hash", "move
 const CREATED_KEYS_2: [&str; 13] =
     ["at", "bots", "effects", "format", "game_id", "hash", "kind", "options", "ruleset", "seats", "seed_commitment", "seq", "type"];
 const SEAT_BOT_KEYS_2: [&str; 8] = ["at", "bot", "effects", "format", "hash", "seat", "seq", "type"];
-const CREATED_KEYS_3: [&str; 14] = [
+const CREATED_KEYS_3: [&str; 15] = [
     "at",
     "bots",
+    "clock",
     "effects",
     "format",
     "game_id",
@@ -321,6 +343,7 @@ const SEAT_LEFT_KEYS_3: [&str; 7] = ["at", "effects", "format", "hash", "seat", 
 const GAME_CANCELLED_KEYS_3: [&str; 6] = ["at", "effects", "format", "hash", "seq", "type"];
 const SEAT_TOKEN_KEYS_3: [&str; 8] = ["at", "effects", "format", "hash", "seat", "seq", "token_hash", "type"];
 const SEAT_RESIGNED_KEYS_3: [&str; 8] = ["at", "bot", "effects", "format", "hash", "seat", "seq", "type"];
+const TIMEOUT_KEYS_3: [&str; 9] = ["at", "bot", "effects", "forfeit", "format", "hash", "seat", "seq", "type"];
 
 /// The keys of a record of type `kind` (its JSON string) in `format`, if
 /// that format has the type, with the type's name.
@@ -337,6 +360,7 @@ fn keys_of(kind: &[u8], format: u32) -> Option<(&'static [&'static str], &'stati
         (br#""game_cancelled""#, 3) => (&GAME_CANCELLED_KEYS_3, "game_cancelled"),
         (br#""seat_token""#, 3) => (&SEAT_TOKEN_KEYS_3, "seat_token"),
         (br#""seat_resigned""#, 3) => (&SEAT_RESIGNED_KEYS_3, "seat_resigned"),
+        (br#""timeout""#, 3) => (&TIMEOUT_KEYS_3, "timeout"),
         _ => return None,
     })
 }
@@ -398,9 +422,17 @@ fn write_member(body: &RecordBody, key: &str, out: &mut Vec<u8>) -> Result<(), s
         (RecordBody::SeatJoined(joined), "bot") => write_optional(joined.bot.as_ref(), out),
         (RecordBody::SeatJoined(joined), "token_hash") => write_optional(joined.token_hash.as_ref(), out),
         (
-            RecordBody::SeatLeft { seat: at } | RecordBody::SeatToken { seat: at, .. } | RecordBody::SeatResigned { seat: at, .. },
+            RecordBody::SeatLeft { seat: at }
+            | RecordBody::SeatToken { seat: at, .. }
+            | RecordBody::SeatResigned { seat: at, .. }
+            | RecordBody::Timeout { seat: at, .. },
             "seat",
         ) => seat(out, at),
+        (RecordBody::Timeout { forfeit, .. }, "forfeit") => {
+            out.extend_from_slice(if *forfeit { b"true" } else { b"false" });
+            Ok(())
+        }
+        (RecordBody::Timeout { bot, .. }, "bot") => write_optional(bot.as_ref(), out),
         (RecordBody::SeatToken { token_hash, .. }, "token_hash") => {
             write_str(token_hash, out);
             Ok(())
@@ -460,6 +492,10 @@ fn write_record(
                     write_optional(created.bot(seat).as_ref(), out)?;
                 }
                 out.push(b']');
+                if format >= 3 {
+                    out.extend_from_slice(b",\"clock\":");
+                    write_optional(created.clock.as_ref(), out)?;
+                }
             }
             RecordBody::Move(mv) => {
                 out.extend_from_slice(b",\"bot\":");
@@ -698,7 +734,7 @@ impl Record {
                 let bot: Option<BotSeat> = parse("bot", read("bot")?)?;
                 RecordBody::SeatBot(SeatBotRecord { seat: required(seat, name, "seat")?, bot })
             }
-            "seat_joined" | "seat_left" | "game_cancelled" | "seat_token" | "seat_resigned" => {
+            "seat_joined" | "seat_left" | "game_cancelled" | "seat_token" | "seat_resigned" | "timeout" => {
                 if !bytes[at("effects").value.clone()].eq(b"[]") {
                     return Err(format!("unreadable record: a {name} record has no effects"));
                 }
@@ -714,7 +750,12 @@ impl Record {
                     "seat_left" => RecordBody::SeatLeft { seat: seat()? },
                     "game_cancelled" => RecordBody::GameCancelled,
                     "seat_token" => RecordBody::SeatToken { seat: seat()?, token_hash: text("token_hash")? },
-                    _ => RecordBody::SeatResigned { seat: seat()?, bot: parse("bot", read("bot")?)? },
+                    "seat_resigned" => RecordBody::SeatResigned { seat: seat()?, bot: parse("bot", read("bot")?)? },
+                    _ => RecordBody::Timeout {
+                        seat: seat()?,
+                        forfeit: required(parse("forfeit", read("forfeit")?)?, name, "forfeit")?,
+                        bot: parse("bot", read("bot")?)?,
+                    },
                 }
             }
             _ => {
@@ -733,6 +774,7 @@ impl Record {
                     Vec::new()
                 };
                 let public: bool = if format >= 3 { required(parse("public", read("public")?)?, name, "public")? } else { false };
+                let clock: Option<TimeControl> = if format >= 3 { parse("clock", read("clock")?)? } else { None };
                 RecordBody::GameCreated(GameCreated {
                     game_id: text("game_id")?,
                     kind: text("kind")?,
@@ -741,6 +783,7 @@ impl Record {
                     seats,
                     bots,
                     public,
+                    clock,
                     seed_commitment: text("seed_commitment")?,
                 })
             }

@@ -90,7 +90,8 @@ impl Replayer {
             .map_err(|e| bad(0, format!("the recorded set-up is refused: {e:?}")))?;
         let mut scratch = Vec::with_capacity(512);
         let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
-        let table = Table::new(created, kind.sides(created.seats.len()));
+        let mut table = Table::new(created, kind.sides(created.seats.len()));
+        table.advance(crate::clock::millis(&first.at).map_err(|r| bad(0, r))?, &new.game.status(), None);
         let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, table, hid, scratch };
         Ok((replayer, new.effects))
     }
@@ -164,11 +165,12 @@ impl Applied {
     }
 }
 
-/// The change of the table a seat record makes (`None` for a move or record 0).
+/// The change of the table a seat record made at `at` (ms since the epoch)
+/// makes (`None` for a move or record 0).
 ///
 /// # Errors
 /// When a token hash in it is not 64 hex digits.
-pub fn change_of(body: &RecordBody) -> Result<Option<Change<'_>>, String> {
+pub fn change_of(body: &RecordBody, at: u64) -> Result<Option<Change<'_>>, String> {
     let hash = |hex: &str| -> Result<[u8; 32], String> {
         let mut out = [0u8; 32];
         hex::decode_to_slice(hex, &mut out).map_err(|_| "a token hash is not 64 hex digits".to_string())?;
@@ -184,6 +186,7 @@ pub fn change_of(body: &RecordBody) -> Result<Option<Change<'_>>, String> {
         RecordBody::GameCancelled => Change::Cancel,
         RecordBody::SeatToken { seat, token_hash } => Change::Token(*seat, hash(token_hash)?),
         RecordBody::SeatResigned { seat, bot } => Change::Resign(*seat, *bot),
+        RecordBody::Timeout { seat, forfeit, bot } => Change::Timeout { seat: *seat, forfeit: *forfeit, bot: *bot, at },
     }))
 }
 
@@ -217,6 +220,7 @@ pub fn apply_next(
     let seq = version + 1;
     let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
     let name = record.body.type_name();
+    let at = crate::clock::millis(&record.at).map_err(|r| bad(seq, r))?;
     let mv = match &record.body {
         RecordBody::Move(mv) => mv,
         RecordBody::GameCreated(_) => return Err(bad(seq, "a game_created record after record 0")),
@@ -225,15 +229,17 @@ pub fn apply_next(
             if record.effects().len() != 0 {
                 return Err(bad(seq, format!("a {name} record with effects: it changes nothing in the game")));
             }
-            let change = change_of(seated).map_err(|reason| bad(seq, reason))?.expect("a seat record changes the table");
-            table.apply(&change, game.status().is_finished()).map_err(|refusal| bad(seq, format!("a {name} record where {refusal}")))?;
+            let change = change_of(seated, at).map_err(|reason| bad(seq, reason))?.expect("a seat record changes the table");
+            let status = game.status();
+            table.apply(&change, status.is_finished()).map_err(|refusal| bad(seq, format!("a {name} record where {refusal}")))?;
+            table.advance(at, &status, None);
             return Ok(Step { applied: Applied::Table, effects: Vec::new(), hash, hid: false });
         }
     };
     // A move is made while the game is played, by its seat's player or
     // (if marked so) by the bot of that level that plays the seat.
     table
-        .check(&Change::Move(mv.seat, mv.bot.as_ref().map(|mark| mark.level)), game.status().is_finished())
+        .check(&Change::Move(mv.seat, mv.bot.as_ref().map(|mark| mark.level), at), game.status().is_finished())
         .map_err(|refusal| bad(seq, refusal.to_string()))?;
     let stored = mv.move_json().as_bytes();
     let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
@@ -245,6 +251,7 @@ pub fn apply_next(
     }
     let effects = game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
     let hid = check_effects(seq, game, &effects, record, scratch)?;
+    table.advance(at, &game.status(), Some(mv.seat));
     Ok(Step { applied: Applied::Move { seat: mv.seat, mv: parsed }, effects, hash, hid })
 }
 

@@ -28,6 +28,8 @@ pub struct Secrets {
     /// SHA-256 of each seat's invitation code, indexed by seat (only games
     /// created with open seats have them).
     pub invitation_hashes: Vec<[u8; 32]>,
+    /// The game's webhook, with its signing secret (kept here, never in the log).
+    pub webhook: Option<crate::webhook::Webhook>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -47,6 +49,15 @@ struct StoredSecrets {
     /// Format 2 on.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     invitation_hashes: Vec<String>,
+    /// Format 2 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    webhook: Option<StoredWebhook>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredWebhook {
+    url: String,
+    secret: String,
 }
 
 /// The sealed data's format this version writes (1: seed and token hashes only).
@@ -75,7 +86,7 @@ pub fn generate_with(players: usize, invitations: bool) -> Result<(Secrets, Cred
     let (tokens, token_hashes) = credentials(TOKEN_PREFIX, players)?;
     let (mut admin, admin_hash) = credentials(ADMIN_PREFIX, 1)?;
     let (codes, invitation_hashes) = credentials(INVITATION_PREFIX, if invitations { players } else { 0 })?;
-    let secrets = Secrets { seed, token_hashes, admin_hash: admin_hash.first().copied(), invitation_hashes };
+    let secrets = Secrets { seed, token_hashes, admin_hash: admin_hash.first().copied(), invitation_hashes, webhook: None };
     Ok((secrets, Credentials { tokens, admin: admin.remove(0), invitations: codes }))
 }
 
@@ -160,6 +171,7 @@ impl Secrets {
             token_hashes: self.token_hashes.iter().map(hex::encode).collect(),
             admin_hash: self.admin_hash.map(hex::encode),
             invitation_hashes: self.invitation_hashes.iter().map(hex::encode).collect(),
+            webhook: self.webhook.as_ref().map(|hook| StoredWebhook { url: hook.url.clone(), secret: hex::encode(hook.secret) }),
         };
         serde_json::to_vec(&stored).expect("secrets serialize")
     }
@@ -177,7 +189,11 @@ impl Secrets {
         let token_hashes = stored.token_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
         let admin_hash = stored.admin_hash.as_deref().map(decode32).transpose()?;
         let invitation_hashes = stored.invitation_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
-        Ok(Secrets { seed: Seed(seed), token_hashes, admin_hash, invitation_hashes })
+        let webhook = match stored.webhook {
+            Some(hook) => Some(crate::webhook::Webhook { url: hook.url, secret: decode32(&hook.secret)? }),
+            None => None,
+        };
+        Ok(Secrets { seed: Seed(seed), token_hashes, admin_hash, invitation_hashes, webhook })
     }
 }
 
@@ -236,6 +252,8 @@ mod tests {
         }
         assert_eq!(secrets.invited_seat(&made.tokens[1]), None);
         assert_eq!(Secrets::from_bytes(&secrets.to_bytes()).unwrap(), secrets);
+        let hooked = Secrets { webhook: Some(crate::webhook::Webhook { url: "https://example.com/h".into(), secret: [7; 32] }), ..secrets };
+        assert_eq!(Secrets::from_bytes(&hooked.to_bytes()).unwrap(), hooked);
     }
 
     #[test]
@@ -247,7 +265,7 @@ mod tests {
 
     #[test]
     fn commitment_is_sha256_of_the_seed() {
-        let secrets = Secrets { seed: Seed([0; 32]), token_hashes: vec![], admin_hash: None, invitation_hashes: vec![] };
+        let secrets = Secrets { seed: Seed([0; 32]), token_hashes: vec![], admin_hash: None, invitation_hashes: vec![], webhook: None };
         // SHA-256 of 32 zero bytes.
         assert_eq!(secrets.seed_commitment(), "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925");
     }

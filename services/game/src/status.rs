@@ -19,6 +19,9 @@ pub enum Status {
     InProgress {
         /// Seats whose move is awaited (usually exactly one).
         to_move: Vec<Seat>,
+        /// The seats' clocks, in a game with time controls.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        clock: Option<ClockStatus>,
     },
     /// The game is over.
     Finished {
@@ -33,6 +36,28 @@ pub enum Status {
     },
     /// Called off by its creator before it started.
     Cancelled,
+}
+
+/// The seats' clocks after the last record: clients count down to each
+/// deadline themselves.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ClockStatus {
+    /// Every seat's clock, in seat order.
+    pub seats: Vec<SeatClock>,
+}
+
+/// One seat's clock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SeatClock {
+    /// The seat.
+    pub seat: Seat,
+    /// What is left of its bank after its last turn (ms); absent without a bank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_ms: Option<u64>,
+    /// When its time for the move it owes runs out (RFC 3339); absent while
+    /// its clock is stopped (not its turn, or a server bot plays it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<String>,
 }
 
 /// A seat that gave up.
@@ -50,6 +75,8 @@ pub struct Forfeit {
 pub enum ForfeitReason {
     /// Its player resigned.
     Resigned,
+    /// Its time ran out, in a game whose clock makes a seat lose then.
+    TimedOut,
 }
 
 impl Status {
@@ -64,7 +91,7 @@ impl Status {
     #[must_use]
     pub fn to_move(&self) -> &[Seat] {
         match self {
-            Status::InProgress { to_move } => to_move,
+            Status::InProgress { to_move, .. } => to_move,
             _ => &[],
         }
     }
@@ -75,7 +102,7 @@ impl From<ludo_engine::Status> for Status {
     /// side of which gave up.
     fn from(status: ludo_engine::Status) -> Status {
         match status {
-            ludo_engine::Status::InProgress { to_move } => Status::InProgress { to_move },
+            ludo_engine::Status::InProgress { to_move } => Status::InProgress { to_move, clock: None },
             ludo_engine::Status::Finished { result } => Status::Finished { result, forfeits: Vec::new() },
         }
     }

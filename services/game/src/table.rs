@@ -2,8 +2,10 @@
 //! beyond its engine (seats still open, a game called off, a side that gave
 //! up). Like the game itself it is a fold of the log: record 0 sets it up,
 //! and the seat records (`seat_joined`, `seat_left`, `game_cancelled`,
-//! `seat_token`, `seat_bot`, `seat_resigned`) change it. The engines know
-//! nothing of it.
+//! `seat_token`, `seat_bot`, `seat_resigned`, `timeout`) change it. The
+//! engines know nothing of it. The seats' clocks live here too (see
+//! `crate::clock`): after every record, [`Table::advance`] moves them to
+//! the record's time.
 //!
 //! Each change is checked here, once, by [`Table::check`]: the service
 //! decides with it (a refusal becomes a problem with its code) and replay
@@ -14,9 +16,10 @@ use ludo_engine::{Outcome, Seat};
 use subtle::ConstantTimeEq;
 
 use crate::bot::{BotLevel, BotSeat};
+use crate::clock::{Clocks, OnTimeout, rfc3339};
 use crate::record::GameCreated;
 use crate::secrets::{Secrets, hash_token};
-use crate::status::{Forfeit, ForfeitReason, Status};
+use crate::status::{ClockStatus, Forfeit, ForfeitReason, SeatClock, Status};
 
 /// Who sits at a game's seats, and the game's phase.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +34,10 @@ pub struct Table {
     forfeits: Vec<Forfeit>,
     /// Seat records applied so far.
     changes: u32,
+    /// The seats' clocks, in a game with time controls.
+    clocks: Option<Clocks>,
+    /// A seat whose time ran out, and the bot that makes its move.
+    due_bot: Option<(Seat, BotSeat)>,
 }
 
 /// One seat at the table.
@@ -93,8 +100,21 @@ pub enum Change<'a> {
     Bot(Seat, Option<BotSeat>),
     /// `seat` resigned; in a game of more than two sides, `bot` plays it from now on.
     Resign(Seat, Option<BotSeat>),
-    /// A move by `seat`, made by a server bot of that level if marked so.
-    Move(Seat, Option<BotLevel>),
+    /// `seat`'s time ran out at `at` (ms since the epoch): it forfeits
+    /// (as `Resign`), or `bot` makes its move.
+    Timeout {
+        /// The seat.
+        seat: Seat,
+        /// Whether it loses as if it had resigned.
+        forfeit: bool,
+        /// The bot that makes its move, or plays it from now on.
+        bot: Option<BotSeat>,
+        /// When (ms since the epoch).
+        at: u64,
+    },
+    /// A move by `seat` at `at` (ms since the epoch), made by a server bot
+    /// of that level if marked so.
+    Move(Seat, Option<BotLevel>, u64),
 }
 
 /// Why the table refuses a change.
@@ -124,6 +144,12 @@ pub enum Refusal {
     /// The seat's player resigned.
     #[error("{0} resigned: a server bot plays it now")]
     Resigned(Seat),
+    /// The seat's time for this move ran out.
+    #[error("{0}'s time for this move ran out")]
+    TimeUp(Seat),
+    /// A timeout before the seat's deadline, or for a seat whose clock is stopped.
+    #[error("{0}'s time has not run out")]
+    TimeLeft(Seat),
     /// A move marked as a bot's on a seat no such bot plays.
     #[error("a move marked as the {level} bot's for {seat}, which no such bot plays", seat = .0, level = .1.name())]
     NotThatBot(Seat, BotLevel),
@@ -150,7 +176,61 @@ impl Table {
             })
             .collect();
         let phase = if seats.iter().all(|s| s.name.is_some()) { Phase::Playing } else { Phase::Waiting };
-        Table { seats, public: created.public, phase, sides, forfeits: Vec::new(), changes: 0 }
+        let clocks = created.clock.map(|control| Clocks::new(control, created.seats.len()));
+        Table { seats, public: created.public, phase, sides, forfeits: Vec::new(), changes: 0, clocks, due_bot: None }
+    }
+
+    /// Moves the clocks to a record made at `at` (ms since the epoch),
+    /// after which the engine says `engine`; `moved` is the seat whose move
+    /// the record is, if it is one. Called after every record, record 0
+    /// included, by replay and by the service alike.
+    pub fn advance(&mut self, at: u64, engine: &ludo_engine::Status, moved: Option<Seat>) {
+        if moved.is_some() && moved == self.due_bot.map(|(seat, _)| seat) {
+            self.due_bot = None;
+        }
+        let running = self.phase == Phase::Playing && !engine.is_finished();
+        let seats = &self.seats;
+        let due = self.due_bot.map(|(seat, _)| usize::from(seat.0));
+        let Some(clocks) = &mut self.clocks else { return };
+        // A seat's clock runs on its turn, unless a server bot plays it.
+        let on_turn = |i: usize| running && engine.to_move().contains(&seat_at(i)) && seats[i].bot.is_none() && due != Some(i);
+        clocks.advance(at, on_turn, moved.map(|seat| usize::from(seat.0)));
+    }
+
+    /// The game's time controls' clocks, if it has any.
+    #[must_use]
+    pub fn clocks(&self) -> Option<&Clocks> {
+        self.clocks.as_ref()
+    }
+
+    /// The earliest deadline (ms since the epoch) and its seat.
+    #[must_use]
+    pub fn next_deadline(&self) -> Option<(u64, Seat)> {
+        self.clocks.as_ref()?.next_deadline().map(|(at, seat)| (at, seat_at(seat)))
+    }
+
+    /// The record a server writes when `seat`'s time runs out: whether it
+    /// forfeits, and the bot that makes its move (`mover`), or plays it from
+    /// then on in a game that goes on after a forfeit (`heir`).
+    #[must_use]
+    pub fn timeout_of(&self, seat: Seat, mover: BotSeat, heir: BotSeat) -> (bool, Option<BotSeat>) {
+        let forfeit = self.clocks.as_ref().is_some_and(|c| c.control.on_timeout == OnTimeout::Lose);
+        let bot = match forfeit {
+            false => Some(mover),
+            true if self.two_sided() => None,
+            true => Some(self.bot(seat).unwrap_or(heir)),
+        };
+        (forfeit, bot)
+    }
+
+    /// The server bot that moves for `seat` now: the one whose move is due
+    /// after a timeout, or the one that plays the seat.
+    #[must_use]
+    pub fn bot_for(&self, seat: Seat) -> Option<BotSeat> {
+        match self.due_bot {
+            Some((due, bot)) if due == seat => Some(bot),
+            _ => self.bot(seat),
+        }
     }
 
     /// How many seat records changed the table since record 0.
@@ -221,9 +301,19 @@ impl Table {
             }
             Phase::Playing => match Status::from(engine) {
                 Status::Finished { result, .. } => Status::Finished { result, forfeits: self.forfeits.clone() },
+                Status::InProgress { to_move, .. } => Status::InProgress { to_move, clock: self.clock_status() },
                 other => other,
             },
         }
+    }
+
+    /// The seats' clocks as the API shows them.
+    fn clock_status(&self) -> Option<ClockStatus> {
+        let clocks = self.clocks.as_ref()?;
+        let seats = (0..self.seats.len())
+            .map(|i| SeatClock { seat: seat_at(i), bank_ms: clocks.bank(i), deadline: clocks.deadline(i).map(rfc3339) })
+            .collect();
+        Some(ClockStatus { seats })
     }
 
     /// The seat `token` opens (checked against every seat in constant time,
@@ -332,14 +422,46 @@ impl Table {
                 }
                 Ok(())
             }
-            Change::Move(seat, mark) => {
+            Change::Move(seat, mark, at) => {
                 self.playing()?;
                 let sitter = self.sitter(seat)?;
-                match mark {
-                    Some(level) if sitter.bot.is_none_or(|bot| bot.level != level) => Err(Refusal::NotThatBot(seat, level)),
-                    None if sitter.resigned => Err(Refusal::Resigned(seat)),
+                let due = self.due_bot.filter(|(due, _)| *due == seat).map(|(_, bot)| bot.level);
+                match (mark, due) {
+                    // After a timeout, the seat's move is its bot's.
+                    (None, Some(_)) => return Err(Refusal::TimeUp(seat)),
+                    (Some(level), Some(due)) if level != due => return Err(Refusal::NotThatBot(seat, level)),
+                    (Some(level), None) if sitter.bot.is_none_or(|bot| bot.level != level) => {
+                        return Err(Refusal::NotThatBot(seat, level));
+                    }
+                    (None, None) if sitter.resigned => return Err(Refusal::Resigned(seat)),
+                    _ => {}
+                }
+                match self.clocks.as_ref().and_then(|c| c.deadline(usize::from(seat.0))) {
+                    Some(deadline) if at > deadline => Err(Refusal::TimeUp(seat)),
                     _ => Ok(()),
                 }
+            }
+            Change::Timeout { seat, forfeit, bot, at } => {
+                self.playing()?;
+                self.ongoing(game_over)?;
+                self.sitter(seat)?;
+                let Some(clocks) = &self.clocks else {
+                    return Err(Refusal::Malformed("a timeout in a game without a clock".into()));
+                };
+                match clocks.deadline(usize::from(seat.0)) {
+                    Some(deadline) if at >= deadline => {}
+                    _ => return Err(Refusal::TimeLeft(seat)),
+                }
+                let lose = clocks.control.on_timeout == OnTimeout::Lose;
+                if forfeit != lose {
+                    return Err(Refusal::Malformed(format!("this game's clock says `on_timeout: {}`", if lose { "lose" } else { "bot" })));
+                }
+                if bot.is_none() != (forfeit && self.two_sided()) {
+                    return Err(Refusal::Malformed(
+                        "a timeout names the bot that moves, or plays the seat on; none only when it ends a game of two sides".into(),
+                    ));
+                }
+                Ok(())
             }
         }
     }
@@ -360,7 +482,7 @@ impl Table {
     /// As [`Table::check`]; the table is then unchanged.
     pub fn apply(&mut self, change: &Change<'_>, game_over: bool) -> Result<(), Refusal> {
         self.check(change, game_over)?;
-        if !matches!(change, Change::Move(..)) {
+        if !matches!(change, Change::Move(..) | Change::Timeout { .. }) {
             self.changes = self.changes.saturating_add(1);
         }
         match *change {
@@ -380,21 +502,29 @@ impl Table {
             Change::Cancel => self.phase = Phase::Cancelled,
             Change::Token(seat, hash) => self.seats[usize::from(seat.0)].key = SeatKey::Issued(hash),
             Change::Bot(seat, bot) => self.seats[usize::from(seat.0)].bot = bot,
-            Change::Resign(seat, bot) => {
-                self.forfeits.push(Forfeit { seat, reason: ForfeitReason::Resigned });
-                let sitter = &mut self.seats[usize::from(seat.0)];
-                sitter.resigned = true;
-                match bot {
-                    Some(bot) => sitter.bot = Some(bot),
-                    None => {
-                        let side = self.sides.iter().position(|side| side.contains(&seat)).unwrap_or(0);
-                        self.phase = Phase::GaveUp(side);
-                    }
-                }
-            }
+            Change::Resign(seat, bot) => self.give_up(seat, bot, ForfeitReason::Resigned),
+            Change::Timeout { seat, forfeit: true, bot, .. } => self.give_up(seat, bot, ForfeitReason::TimedOut),
+            Change::Timeout { seat, forfeit: false, bot, .. } => self.due_bot = bot.map(|bot| (seat, bot)),
             Change::Move(..) => {}
         }
         Ok(())
+    }
+}
+
+impl Table {
+    /// `seat` gives up: a game of two sides ends, any other goes on with
+    /// `bot` playing the seat.
+    fn give_up(&mut self, seat: Seat, bot: Option<BotSeat>, reason: ForfeitReason) {
+        self.forfeits.push(Forfeit { seat, reason });
+        let sitter = &mut self.seats[usize::from(seat.0)];
+        sitter.resigned = true;
+        match bot {
+            Some(bot) => sitter.bot = Some(bot),
+            None => {
+                let side = self.sides.iter().position(|side| side.contains(&seat)).unwrap_or(0);
+                self.phase = Phase::GaveUp(side);
+            }
+        }
     }
 }
 
@@ -416,6 +546,7 @@ mod tests {
             seats: seats.iter().map(|s| s.map(String::from)).collect(),
             bots: vec![None; seats.len()],
             public,
+            clock: None,
             seed_commitment: String::new(),
         }
     }
@@ -433,7 +564,7 @@ mod tests {
             table.status(ludo_engine::Status::InProgress { to_move: vec![Seat(0)] }),
             Status::Waiting { open_seats: vec![Seat(1), Seat(2)] }
         );
-        assert_eq!(table.check(&Change::Move(Seat(0), None), false), Err(Refusal::Waiting(vec![1, 2])));
+        assert_eq!(table.check(&Change::Move(Seat(0), None, 0), false), Err(Refusal::Waiting(vec![1, 2])));
         table.apply(&Change::Join { seat: Seat(1), name: "Bea", bot: None, token_hash: Some([1; 32]) }, false).unwrap();
         let again = Change::Join { seat: Seat(1), name: "Cy", bot: None, token_hash: Some([2; 32]) };
         assert_eq!(table.check(&again, false), Err(Refusal::Taken(Seat(1))));
@@ -443,7 +574,7 @@ mod tests {
         assert!(!table.waiting());
         assert_eq!(table.check(&Change::Leave(Seat(1)), false), Err(Refusal::Started));
         assert_eq!(table.check(&Change::Cancel, false), Err(Refusal::Started));
-        assert_eq!(table.check(&Change::Move(Seat(0), None), false), Ok(()));
+        assert_eq!(table.check(&Change::Move(Seat(0), None, 0), false), Ok(()));
     }
 
     #[test]
@@ -456,7 +587,7 @@ mod tests {
         };
         assert_eq!((result.winners, result.scores), (vec![Seat(1)], vec![0, 0]));
         assert_eq!(forfeits, vec![Forfeit { seat: Seat(0), reason: ForfeitReason::Resigned }]);
-        assert_eq!(duel.check(&Change::Move(Seat(1), None), false), Err(Refusal::Over));
+        assert_eq!(duel.check(&Change::Move(Seat(1), None, 0), false), Err(Refusal::Over));
 
         let camps = vec![vec![Seat(0), Seat(2)], vec![Seat(1), Seat(3)]];
         let mut b13 = Table::new(&created(&[Some("A"), Some("B"), Some("C"), Some("D")], false), camps);
@@ -469,8 +600,8 @@ mod tests {
         let mut three = Table::new(&created(&[Some("A"), Some("B"), Some("C")], false), alone(3));
         three.apply(&Change::Resign(Seat(1), Some(GREEDY)), false).unwrap();
         assert_eq!(three.bot(Seat(1)), Some(GREEDY));
-        assert_eq!(three.check(&Change::Move(Seat(1), None), false), Err(Refusal::Resigned(Seat(1))));
-        assert_eq!(three.check(&Change::Move(Seat(1), Some(BotLevel::Greedy)), false), Ok(()));
+        assert_eq!(three.check(&Change::Move(Seat(1), None, 0), false), Err(Refusal::Resigned(Seat(1))));
+        assert_eq!(three.check(&Change::Move(Seat(1), Some(BotLevel::Greedy), 0), false), Ok(()));
         assert_eq!(three.check(&Change::Bot(Seat(1), None), false), Err(Refusal::Resigned(Seat(1))));
         let over = ludo_engine::Status::Finished { result: Outcome { scores: vec![1, 2, 3], winners: vec![Seat(2)] } };
         assert!(matches!(three.status(over), Status::Finished { forfeits, .. } if forfeits.len() == 1));

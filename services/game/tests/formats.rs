@@ -102,6 +102,7 @@ async fn a_half_played_format_1_game_goes_on_in_the_format_of_the_day() {
         token_hashes: tokens.iter().map(|t| <[u8; 32]>::from(Sha256::digest(t.as_bytes()))).collect(),
         admin_hash: None,
         invitation_hashes: Vec::new(),
+        webhook: None,
     };
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
     let stream = header.game_id.parse::<ludo_game::GameId>().unwrap().stream();
@@ -137,6 +138,7 @@ fn created(bots: Vec<Option<BotSeat>>) -> (Record, ludo_engine::Seed) {
         seats: vec![Some("Ann".into()), Some("Robo".into())],
         bots,
         public: false,
+        clock: None,
         seed_commitment: ludo_game::record::sha256_hex(&seed.0),
     });
     (Record::seal(0, "2026-11-23T00:00:00.000Z".into(), body, &public, &GENESIS).unwrap(), seed)
@@ -217,7 +219,7 @@ async fn created_bot_seats_are_recorded_in_game_created() {
     let service = GameService::new(store, Arc::new(SystemClock));
     let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Greedy, think_ms: Some(250) })];
     let game = service
-        .create(CreateGame { kind: "cardinal".into(), players: players.into_iter().map(Some).collect(), options: None, public: false })
+        .create(CreateGame { kind: "cardinal".into(), players: players.into_iter().map(Some).collect(), options: None, public: false, clock: None, webhook: None })
         .await
         .unwrap();
     let id = game.id.parse().unwrap();
@@ -297,6 +299,7 @@ fn lobby(seats: &[Option<&str>], public: bool) -> (Record, ludo_engine::Seed) {
         seats: seats.iter().map(|s| s.map(String::from)).collect(),
         bots: vec![None; seats.len()],
         public,
+        clock: None,
         seed_commitment: ludo_game::record::sha256_hex(&seed.0),
     });
     (Record::seal(0, "2026-11-24T00:00:00.000Z".into(), body, &effects, &GENESIS).unwrap(), seed)

@@ -52,7 +52,7 @@ fn gid(game: &CreatedGame) -> GameId {
 async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
     let players: Vec<ludo_game::api::Player> = (0..players).map(|i| format!("P{i}").into()).collect();
     service
-        .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: Some(json!({})), public: false })
+        .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: Some(json!({})), public: false, clock: None, webhook: None })
         .await
         .expect("created")
 }
@@ -60,7 +60,7 @@ async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGam
 /// The seat to move, its token and a legal move, as `service` sees the game.
 async fn next(service: &GameService, game: &CreatedGame, pick: usize) -> Option<(String, Submission)> {
     let state = service.get(&gid(game), None).await.expect("the game");
-    let Status::InProgress { to_move } = state.status else { return None };
+    let Status::InProgress { to_move, .. } = state.status else { return None };
     let token = game.seats[to_move[0].index()].token.clone();
     let legal = service.legal_moves(&gid(game), Some(&token)).await.expect("legal moves");
     let mv = legal.moves[pick % legal.moves.len()].clone();
@@ -258,4 +258,63 @@ async fn a_replica_behind_takes_a_move_made_for_the_latest_version() {
     // And a stale expected version is still a conflict, with the latest.
     let stale = r.b.submit(&gid(&game), Some(&token), submission).await;
     assert!(matches!(stale, Err(ServiceError::VersionConflict { expected: 3, current: 4 })), "{stale:?}");
+}
+
+/// Both replicas watch a game's clock (each loaded it) and both fire when
+/// a seat's time runs out: the store's version check lets exactly one
+/// timeout record in, and the other replica's is dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_expiry_gives_one_timeout_record_however_many_replicas_fire_it() {
+    // The cluster lives as long as it is bound.
+    let Some(Replicas { a, b, cluster: _cluster, .. }) = replicas() else { return };
+    let (a, b) = (Arc::new(a), Arc::new(b));
+    a.start_bots();
+    b.start_bots();
+    let players = ["Ann", "Bob", "Cy"].map(|name| Some(name.into())).to_vec();
+    let clock = ludo_game::clock::ClockRequest {
+        move_ms: Some(1_000),
+        on_timeout: Some(ludo_game::clock::OnTimeout::Lose),
+        ..Default::default()
+    };
+    let created = a
+        .create(CreateGame { kind: "cardinal".into(), players, options: Some(json!({})), public: false, clock: Some(clock), webhook: None })
+        .await
+        .expect("created");
+    let id = gid(&created);
+    // B loads the game: from then on it watches its clock too.
+    assert_eq!(b.get(&id, None).await.unwrap().version, 0);
+    // A three-seat game goes on after a seat loses on time (a bot plays it,
+    // with no clock): each seat times out at most once, the first within
+    // a few seconds.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let events = a.events(&id, None, 0, 1000).await.unwrap().events;
+        if events.iter().any(|e| e.kind == "timeout") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no timeout was written");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // Both replicas' timers have long fired by now.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let events = b.events(&id, None, 0, 1000).await.unwrap().events;
+    let mut timed_out: Vec<u8> = events.iter().filter(|e| e.kind == "timeout").map(|e| e.seat.unwrap().0).collect();
+    let count = timed_out.len();
+    timed_out.dedup();
+    assert_eq!(timed_out.len(), count, "a seat timed out twice: {events:?}");
+    let first = events.iter().find(|e| e.kind == "timeout").unwrap();
+    assert_eq!(first.seq, 1, "the first seat's expiry is the first record after the set-up");
+    let export = a.export(&id, None).await.unwrap();
+    let report = ludo_game::export::verify(&export);
+    assert!(report.chain_intact && report.valid, "{:?}", report.fault);
+    // Both fired the first expiry: one wrote it, the other lost the race.
+    let fired = |service: &GameService, outcome: &str| -> u64 {
+        let text = service.metrics_text();
+        let line = format!("ludo_timeouts_total{{outcome=\"{outcome}\"}} ");
+        text.lines().find_map(|l| l.strip_prefix(line.as_str())).map_or(0, |n| n.trim().parse().unwrap())
+    };
+    let written = fired(&a, "written") + fired(&b, "written");
+    let lost = fired(&a, "lost_race") + fired(&b, "lost_race") + fired(&a, "moved_on") + fired(&b, "moved_on");
+    assert_eq!(written, count as u64, "each timeout record was written by exactly one replica");
+    assert!(lost >= 1, "the other replica fired too and wrote nothing (written {written}, lost {lost})");
 }

@@ -27,6 +27,8 @@ async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
             players: players.iter().map(|&s| Some(s.into())).collect(),
             options: Some(json!({"first_seat": 0})),
             public: false,
+                    clock: None,
+                    webhook: None,
         })
         .await
         .expect("created")
@@ -43,7 +45,7 @@ fn submit(mv: Value) -> SubmitMove {
 /// The seat to move and its first legal move.
 async fn next_move(service: &GameService, game: &CreatedGame) -> Option<(usize, Value)> {
     let state = service.get(&gid(&game.id), None).await.unwrap();
-    let Status::InProgress { to_move } = state.status else { return None };
+    let Status::InProgress { to_move, .. } = state.status else { return None };
     let seat = to_move[0].index();
     let moves = service.legal_moves(&gid(&game.id), token(game, seat)).await.unwrap();
     Some((seat, moves.moves[0].to_json()))
@@ -184,6 +186,8 @@ async fn creation_refuses_bad_kinds_players_and_options_by_field() {
         players: players.iter().map(|&s| Some(s.into())).collect(),
         options,
         public: false,
+        clock: None,
+        webhook: None,
     };
     let field = |err: ServiceError| match err {
         ServiceError::InvalidInput { field, .. } => field,
@@ -284,7 +288,7 @@ async fn pages_that_fill_up_in_the_last_batch_still_point_to_the_rest() {
         let players: Vec<ludo_game::api::Player> =
             if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(Into::into).to_vec() };
         let game = service
-            .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: None, public: false })
+            .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: None, public: false, clock: None, webhook: None })
             .await
             .unwrap();
         if kind == "cardinal" {
@@ -335,7 +339,7 @@ async fn a_bounded_cache_forgets_idle_games_and_loses_nothing() {
             let mut moves = 0u64;
             loop {
                 let state = service.get(&gid(&game.id), None).await.unwrap();
-                let Status::InProgress { to_move } = state.status else { return moves };
+                let Status::InProgress { to_move, .. } = state.status else { return moves };
                 let seat = to_move[0].index();
                 let legal = service.legal_moves(&gid(&game.id), token(&game, seat)).await.unwrap();
                 assert_eq!(legal.version, state.version);

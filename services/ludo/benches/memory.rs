@@ -66,6 +66,8 @@ async fn memory_per_game(kind: &str, players: usize, count: usize) -> f64 {
         players: names.iter().cloned().map(Some).collect(),
         options: None,
         public: false,
+        clock: None,
+        webhook: None,
     };
     service.create(create()).await.unwrap(); // warm up the store
     let before = heap();

@@ -139,6 +139,8 @@ mod tests {
                     players: vec![Some("A".into()), Some("B".into()), Some("C".into()), Some("D".into())],
                     options: None,
                     public: false,
+                    clock: None,
+                    webhook: None,
                 })
                 .await
                 .unwrap();

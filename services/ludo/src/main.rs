@@ -137,6 +137,12 @@ struct ServeArgs {
     /// origins such as `https://play.example.org,http://localhost:5173`.
     #[arg(long, env = "LUDO_CORS_ORIGINS", default_value = "*")]
     cors_origins: ludo_server::CorsOrigins,
+    /// Addresses games' webhooks may call beyond public ones: CIDR ranges
+    /// or addresses, comma-separated (`127.0.0.1/32` for a receiver on this
+    /// machine), or `none`. Loopback, private, link-local and other
+    /// special-purpose addresses are refused unless listed here.
+    #[arg(long, env = "LUDO_WEBHOOK_ALLOW", default_value_t = ludo_game::webhook::WebhookPolicy::default())]
+    webhook_allow: ludo_game::webhook::WebhookPolicy,
     #[command(flatten)]
     limits: limits::LimitArgs,
     #[command(flatten)]
@@ -234,7 +240,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let mut service = GameService::new(store, Arc::new(SystemClock))
         .with_max_live_games(args.max_live_games)
         .with_seat_rate(args.limits.rate_moves_per_seat.0)
-        .with_bots(args.bots.settings());
+        .with_bots(args.bots.settings())
+        .with_webhook_policy(args.webhook_allow.clone());
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
         let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;

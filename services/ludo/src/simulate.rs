@@ -187,6 +187,8 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
                 players: names.into_iter().map(Some).collect(),
                 options: None,
                 public: false,
+                    clock: None,
+                    webhook: None,
             })
             .await
             .map_err(|e| e.to_string())?;
@@ -196,7 +198,7 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
             let state = service.get(&id, None).await.map_err(|e| e.to_string())?;
             let seat = match state.status {
                 ludo_game::Status::Finished { result, .. } => break result,
-                ludo_game::Status::InProgress { to_move } if moves < MAX_MOVES => to_move[0],
+                ludo_game::Status::InProgress { to_move, .. } if moves < MAX_MOVES => to_move[0],
                 ludo_game::Status::InProgress { .. } => return Err(format!("a game did not end within {MAX_MOVES} moves")),
                 other => return Err(format!("a game of bots stood {other:?}")),
             };

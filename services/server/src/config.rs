@@ -93,19 +93,7 @@ impl std::str::FromStr for TrustedProxies {
     /// A comma-separated list of addresses or CIDR ranges
     /// (`10.0.0.0/8,192.168.1.7,fd00::/8`); empty or `none` for none.
     fn from_str(text: &str) -> Result<Self, String> {
-        let text = text.trim();
-        if text.is_empty() || text == "none" {
-            return Ok(TrustedProxies::default());
-        }
-        text.split(',')
-            .map(str::trim)
-            .map(|item| {
-                item.parse::<ipnet::IpNet>()
-                    .or_else(|_| item.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
-                    .map_err(|_| format!("{item:?} is not an IP address or CIDR range (like 10.0.0.0/8)"))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(TrustedProxies)
+        ludo_game::webhook::parse_ranges(text).map(TrustedProxies)
     }
 }
 

@@ -15,6 +15,7 @@ mod quota;
 pub mod rest;
 mod serve;
 mod web;
+pub mod webhooks;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -97,7 +98,13 @@ pub async fn run_with(
 ) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
     let app = app(Arc::clone(&service), &config).await;
-    // Bot seats play from now on, those whose turn came before a restart included.
+    // Games' webhooks are called from now on.
+    match webhooks::WebhookSender::start(&service) {
+        Ok(sender) => service.set_webhook_sink(sender),
+        Err(err) => tracing::error!(%err, "webhooks will not be called"),
+    }
+    // Bot seats play and clocks run from now on, those whose turn or
+    // deadline came before a restart included.
     service.start_bots();
     tracing::info!(%addr, "serving REST and gRPC");
     serve::serve(listener, app, &service, config.connections, config.trusted_proxies, shutdown).await;

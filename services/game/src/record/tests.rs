@@ -28,6 +28,14 @@ mod reference {
         GameCancelled,
         SeatToken(OldSeatToken),
         SeatResigned(OldSeatBot),
+        Timeout(OldTimeout),
+    }
+
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    pub struct OldTimeout {
+        pub seat: Seat,
+        pub forfeit: bool,
+        pub bot: Option<BotSeat>,
     }
 
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -90,6 +98,7 @@ mod reference {
                 OldBody::GameCancelled => RecordBody::GameCancelled,
                 OldBody::SeatToken(t) => RecordBody::SeatToken { seat: t.seat, token_hash: t.token_hash.clone() },
                 OldBody::SeatResigned(s) => RecordBody::SeatResigned { seat: s.seat, bot: s.bot },
+                OldBody::Timeout(t) => RecordBody::Timeout { seat: t.seat, forfeit: t.forfeit, bot: t.bot },
             }
         }
 
@@ -113,6 +122,7 @@ mod reference {
                     OldBody::SeatToken(OldSeatToken { seat: *seat, token_hash: token_hash.clone() })
                 }
                 RecordBody::SeatResigned { seat, bot } => OldBody::SeatResigned(OldSeatBot { seat: *seat, bot: *bot }),
+                RecordBody::Timeout { seat, forfeit, bot } => OldBody::Timeout(OldTimeout { seat: *seat, forfeit: *forfeit, bot: *bot }),
             }
         }
     }
@@ -199,7 +209,8 @@ mod reference {
     }
 }
 
-use reference::{OldBody, OldMove, OldRecord, OldSeat, OldSeatBot, OldSeatJoined, OldSeatToken};
+use crate::clock::TimeControl;
+use reference::{OldBody, OldMove, OldRecord, OldSeat, OldSeatBot, OldSeatJoined, OldSeatToken, OldTimeout};
 
 fn same_content(new: &Record, old: &OldRecord) -> bool {
     let effects: Vec<Value> = new.effects().map(|e| serde_json::from_slice(e).expect("a stored effect is JSON")).collect();
@@ -274,17 +285,13 @@ fn value() -> impl Strategy<Value = Value> {
 fn body() -> impl Strategy<Value = OldBody> {
     prop_oneof![
         (
-            text(),
-            text(),
-            text(),
-            value(),
+            (text(), text(), text(), value()),
             prop::collection::vec((prop::option::of(text()), prop::option::of(bot_seat())), 0..5),
-            any::<bool>(),
-            text()
+            (any::<bool>(), prop::option::of(time_control()), text())
         )
-            .prop_map(|(game_id, kind, ruleset, options, seats, public, seed_commitment)| {
+            .prop_map(|((game_id, kind, ruleset, options), seats, (public, clock, seed_commitment))| {
                 let (seats, bots) = seats.into_iter().unzip();
-                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, bots, public, seed_commitment })
+                OldBody::GameCreated(GameCreated { game_id, kind, ruleset, options, seats, bots, public, clock, seed_commitment })
             }),
         (any::<u8>(), value(), prop::option::of(text()), prop::option::of((bot_level(), text()))).prop_map(
             |(seat, mv, request_id, bot)| {
@@ -298,11 +305,27 @@ fn body() -> impl Strategy<Value = OldBody> {
         Just(OldBody::GameCancelled),
         (any::<u8>(), text()).prop_map(|(seat, token_hash)| OldBody::SeatToken(OldSeatToken { seat: Seat(seat), token_hash })),
         (any::<u8>(), prop::option::of(bot_seat())).prop_map(|(seat, bot)| OldBody::SeatResigned(OldSeatBot { seat: Seat(seat), bot })),
+        (any::<u8>(), any::<bool>(), prop::option::of(bot_seat())).prop_map(|(seat, forfeit, bot)| OldBody::Timeout(OldTimeout {
+            seat: Seat(seat),
+            forfeit,
+            bot
+        })),
     ]
 }
 
 fn bot_level() -> impl Strategy<Value = crate::bot::BotLevel> {
     prop::sample::select(vec![crate::bot::BotLevel::Random, crate::bot::BotLevel::Greedy, crate::bot::BotLevel::Strong])
+}
+
+fn time_control() -> impl Strategy<Value = TimeControl> {
+    (prop::option::of(any::<u64>()), prop::option::of(any::<u64>()), any::<u64>(), any::<bool>()).prop_map(
+        |(move_ms, bank_ms, increment_ms, lose)| TimeControl {
+            move_ms,
+            bank_ms,
+            increment_ms,
+            on_timeout: if lose { crate::clock::OnTimeout::Lose } else { crate::clock::OnTimeout::Bot },
+        },
+    )
 }
 
 fn bot_seat() -> impl Strategy<Value = BotSeat> {
@@ -387,6 +410,7 @@ fn real_games_seal_as_before() {
             seats: (0..players).map(|i| Some(format!("Seat «{i}»"))).collect(),
             bots: vec![None; players],
             public: false,
+            clock: None,
             seed_commitment: sha256_hex(&seed.0),
         });
         let public = |game: &crate::kinds::AnyGame, effects: &[crate::kinds::AnyEffect]| -> Vec<crate::kinds::AnyEffect> {
@@ -420,6 +444,7 @@ fn created() -> Record {
         seats: vec![Some("Ann".into()), Some("Bob".into())],
         bots: vec![None, None],
         public: false,
+        clock: None,
         seed_commitment: "00".repeat(32),
     });
     Record::seal(0, "2026-11-22T00:00:00.000Z".into(), body, &[json!({"hash": "x"})], &GENESIS).unwrap()

@@ -114,7 +114,7 @@ impl std::fmt::Debug for Bots {
 
 /// The first seat to move that a bot plays, with its bot.
 fn bot_turn(current: &Current) -> Option<(Seat, BotSeat)> {
-    current.status.to_move().iter().find_map(|&seat| current.bot(seat).map(|bot| (seat, bot)))
+    current.status.to_move().iter().find_map(|&seat| current.table.bot_for(seat).map(|bot| (seat, bot)))
 }
 
 impl GameService {
@@ -138,6 +138,7 @@ impl GameService {
         if self.bots.service.set(Arc::downgrade(self)).is_err() {
             return; // started already
         }
+        tokio::spawn(GameService::run_timers(Arc::downgrade(self)));
         let service = Arc::downgrade(self);
         let again = self.store.shared().then_some(SWEEP_EVERY);
         tokio::spawn(async move {
@@ -156,7 +157,8 @@ impl GameService {
         });
     }
 
-    /// Wakes the bot of every game whose summary says a bot is to move.
+    /// Wakes the bot of every game whose summary says a bot is to move, and
+    /// sets the timer of every game whose summary has a clock running.
     async fn sweep_bot_turns(&self) -> Result<(), ServiceError> {
         let mut after = None;
         let mut woken = 0_u64;
@@ -165,16 +167,15 @@ impl GameService {
             let exhausted = page.len() < SWEEP_PAGE;
             for listed in page {
                 after = Some(listed.stream);
-                let due = listed
-                    .summary
-                    .as_deref()
-                    .and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq))
-                    .is_some_and(|s| s.bot_to_move());
-                if due && !self.bots.running.lock().expect("bots lock").contains_key(&listed.stream) {
+                let summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
+                let bot_due = summary.as_ref().is_some_and(StoredSummary::bot_to_move)
+                    && !self.bots.running.lock().expect("bots lock").contains_key(&listed.stream);
+                let clock_runs = summary.as_ref().is_some_and(|s| s.deadline_ms.is_some());
+                if bot_due || clock_runs {
                     match self.slot_of(listed.stream).await {
                         Ok(slot) => {
                             woken += 1;
-                            self.wake_bots(listed.stream, &slot.current());
+                            self.wake(listed.stream, &slot.current());
                         }
                         Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game with a bot to move does not load"),
                     }
@@ -185,14 +186,21 @@ impl GameService {
             }
         }
         if woken > 0 {
-            tracing::info!(games = woken, "bots resumed their turns");
+            tracing::info!(games = woken, "bots and clocks resumed");
         }
         Ok(())
     }
 
+    /// After a change to a game: its bot plays if one is to move, and its
+    /// clock's timer is set to its next deadline.
+    pub(super) fn wake(&self, stream: StreamId, current: &Current) {
+        self.wake_clock(stream, current);
+        self.wake_bots(stream, current);
+    }
+
     /// After a change to a game: if a bot is to move in it, makes sure a
     /// task plays it (one task per game; a running one looks again).
-    pub(super) fn wake_bots(&self, stream: StreamId, current: &Current) {
+    fn wake_bots(&self, stream: StreamId, current: &Current) {
         if bot_turn(current).is_none() {
             return;
         }
@@ -339,7 +347,7 @@ impl GameService {
         let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatBot(SeatBotRecord { seat, bot })).await?;
         drop(writer);
         tracing::info!(game = %slot.meta.id, %seat, bot = bot.map(|b| b.level.name()), "seat handed over");
-        self.wake_bots(slot.meta.stream, &now);
+        self.wake(slot.meta.stream, &now);
         Ok(Autopilot { version: now.version, seat, bot })
     }
 }

@@ -113,7 +113,10 @@ impl GameService {
             heard: AtomicU64::new(0),
         });
         // Two readers may load the same game at once: keep whichever came first.
-        Ok(self.cache(stream, slot))
+        let slot = self.cache(stream, slot);
+        // A game with a running clock is watched by every server that loads it.
+        self.wake_clock(stream, &slot.current());
+        Ok(slot)
     }
 
     /// A cached game brought up to the store's length. On a shared store
@@ -157,7 +160,9 @@ impl GameService {
                 writer.request_ids.insert(id.clone(), record.seq);
             }
             if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-                let seated = matches!(step.applied, Applied::Table).then(|| Arc::new(table.clone()));
+                // Seat records change the table; in a game with a clock, every record does.
+                let changed = matches!(step.applied, Applied::Table) || table.clocks().is_some();
+                let seated = changed.then(|| Arc::new(table.clone()));
                 history.push(step.applied, step.effects, &game, seated);
             }
             version += 1;
@@ -165,8 +170,10 @@ impl GameService {
         }
         writer.last_hash = last_hash;
         tracing::debug!(game = %slot.meta.id, from = current.version, to = version, "caught up with the store");
-        *slot.current.write().expect("current lock") = Arc::new(Current::new(version, game, Arc::new(table)));
+        let now = Arc::new(Current::new(version, game, Arc::new(table)));
+        *slot.current.write().expect("current lock") = Arc::clone(&now);
         drop(writer);
+        self.wake_clock(stream, &now);
         Ok(slot)
     }
 }

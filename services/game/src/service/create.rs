@@ -79,6 +79,7 @@ impl GameService {
             options,
             created_at,
             secrets,
+            clock: created.clock,
         }
     }
 
@@ -122,14 +123,25 @@ impl GameService {
         let names: Vec<Option<String>> = request.players.iter().map(|player| player.as_ref().map(|p| p.name.clone())).collect();
         check_players(kind, &names)?;
         let lobby = names.iter().any(Option::is_none);
+        let clock = request
+            .clock
+            .map(crate::clock::ClockRequest::control)
+            .transpose()
+            .map_err(|(field, reason)| ServiceError::InvalidInput { field, reason })?;
         if request.public && !lobby {
             return Err(ServiceError::invalid("public", "a public game needs a seat left open (null in `players`) for others to join"));
         }
         let bots: Vec<Option<BotSeat>> =
             request.players.iter().map(|player| player.as_ref().and_then(|p| p.bot).map(|bot| bot.seat(self.think_ms()))).collect();
+        let webhook = request.webhook.as_deref().map(|url| self.webhook_policy.check_url(url)).transpose();
+        let webhook = webhook.map_err(|reason| ServiceError::invalid("webhook", reason))?;
         let options = self.fill_defaults(kind, request.options)?;
-        let (secrets, credentials) =
+        let (mut secrets, credentials) =
             secrets::generate_with(names.len(), lobby).map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+        if let Some(url) = webhook {
+            let secret = secrets::random_bytes().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
+            secrets.webhook = Some(crate::webhook::Webhook { url: url.to_string(), secret });
+        }
         let new = kind.create(names.len(), &options, &secrets.seed).map_err(|err| match err {
             CreateError::InvalidOptions { field, reason } => ServiceError::InvalidInput { field, reason },
             CreateError::Setup(setup @ ludo_engine::SetupError::PlayerCount { .. }) => ServiceError::invalid("players", setup.to_string()),
@@ -149,6 +161,7 @@ impl GameService {
             seats: names.clone(),
             bots,
             public: request.public,
+            clock,
             seed_commitment: secrets.seed_commitment(),
         };
         let public: Vec<AnyEffect> = new.effects.iter().map(|e| new.game.redact(e, Viewer::Spectator)).collect();
@@ -156,7 +169,9 @@ impl GameService {
         let record = Record::seal(0, at.clone(), RecordBody::GameCreated(created.clone()), &public, &GENESIS)
             .map_err(|e| ServiceError::Internal(format!("the game's first record does not serialize: {e}")))?;
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
-        let table = Arc::new(Table::new(&created, kind.sides(names.len())));
+        let mut table = Table::new(&created, kind.sides(names.len()));
+        table.advance(crate::clock::millis(&at).map_err(ServiceError::Internal)?, &new.game.status(), None);
+        let table = Arc::new(table);
         let current = Current::new(0, new.game, Arc::clone(&table));
         let status = current.status.clone();
         let meta = self.meta(id.clone(), stream, kind, &created, at.clone(), secrets);
@@ -173,9 +188,10 @@ impl GameService {
             heard: AtomicU64::new(0),
         });
         let slot = self.cache(stream, slot);
+        self.notify(&slot, None, &slot.current(), &at);
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
         tracing::info!(game = %id, kind = kind.id, players = names.len(), open = lobby, "game created");
-        self.wake_bots(stream, &slot.current());
+        self.wake(stream, &slot.current());
         let seats = credentials
             .tokens
             .into_iter()
@@ -203,6 +219,7 @@ impl GameService {
             invitations,
             seed_commitment: created.seed_commitment,
             status,
+            webhook_secret: slot.meta.secrets.webhook.as_ref().map(crate::webhook::Webhook::key),
         })
     }
 }

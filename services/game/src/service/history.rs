@@ -37,8 +37,8 @@ pub(super) struct History {
     entries: Vec<Entry>,
     /// The game after records 0, `SNAPSHOT_EVERY`, 2 × `SNAPSHOT_EVERY` …
     snapshots: Vec<AnyGame>,
-    /// The table after record 0 and after each seat record, with the
-    /// record's seq (seat records are few: a table each is cheap).
+    /// The table after record 0 and after each seat record (and, in a game
+    /// with a clock, after every record), with the record's seq.
     tables: Vec<(u64, Arc<Table>)>,
 }
 
@@ -53,7 +53,9 @@ impl History {
         let mut history = History::new(&replayer.game, effects, Arc::new(replayer.table.clone()));
         for record in &records[1..] {
             let (applied, effects) = replayer.step(record)?;
-            let table = matches!(applied, Applied::Table).then(|| Arc::new(replayer.table.clone()));
+            // Seat records change the table; in a game with a clock, every record does.
+            let changed = matches!(applied, Applied::Table) || replayer.table.clocks().is_some();
+            let table = changed.then(|| Arc::new(replayer.table.clone()));
             history.push(applied, effects, &replayer.game, table);
         }
         Ok(history)
@@ -147,6 +149,7 @@ mod tests {
                 seats: vec![Some("P".into()); kind.min_players],
                 bots: vec![None; kind.min_players],
                 public: false,
+                clock: None,
                 seed_commitment: String::new(),
             };
             let table = Arc::new(Table::new(&created, kind.sides(kind.min_players)));

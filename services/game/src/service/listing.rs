@@ -48,6 +48,10 @@ pub(super) struct StoredSummary {
     /// Whether anyone may join its open seats.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     public: bool,
+    /// The earliest deadline of a seat's clock (ms since the epoch), so a
+    /// server that starts finds the timeouts it owes without loading games.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) deadline_ms: Option<u64>,
 }
 
 fn no_bots(bots: &[Option<BotSeat>]) -> bool {
@@ -70,6 +74,7 @@ impl StoredSummary {
             bots: if no_bots(&bots) { Vec::new() } else { bots },
             resigned: table.seats().iter().enumerate().filter(|(_, s)| s.resigned).map(|(i, _)| i as u8).collect(),
             public: table.public(),
+            deadline_ms: table.next_deadline().map(|(at, _)| at),
         }
     }
 

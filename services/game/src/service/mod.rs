@@ -10,6 +10,7 @@
 
 mod bots;
 mod cache;
+mod clocks;
 mod create;
 mod history;
 mod ids;
@@ -95,6 +96,8 @@ struct GameMeta {
     options: Arc<RawValue>,
     created_at: String,
     secrets: Secrets,
+    /// The game's time controls, if it has a clock.
+    clock: Option<crate::clock::TimeControl>,
 }
 
 /// The latest acknowledged state of a game, shared with readers.
@@ -208,16 +211,24 @@ fn refusal(refusal: Refusal) -> ServiceError {
         Refusal::Taken(seat) => ServiceError::SeatTaken { seat },
         Refusal::Open(seat) => ServiceError::SeatOpen { seat },
         Refusal::Resigned(seat) => ServiceError::SeatResigned { seat },
-        Refusal::NotThatBot(..) | Refusal::Malformed(_) => {
+        Refusal::TimeUp(seat) => ServiceError::TimeUp { seat },
+        Refusal::TimeLeft(_) | Refusal::NotThatBot(..) | Refusal::Malformed(_) => {
             ServiceError::Internal(format!("the service made a change the table refuses: {refusal}"))
         }
     }
 }
 
 /// Whom a view is for, once the game's state is known: a finished game's
-/// whole record is public.
+/// whole record is public; while seats are still open, nobody sees a hand:
+/// the cards are dealt at creation, and a seat's next player must not get a
+/// hand that someone who sat there and left (or the creator, who holds
+/// every invitation) has seen.
 fn effective(viewer: Viewer, status: &Status) -> Viewer {
-    if status.is_finished() { Viewer::Omniscient } else { viewer }
+    match status {
+        Status::Finished { .. } | Status::Cancelled => Viewer::Omniscient,
+        Status::Waiting { .. } => Viewer::Spectator,
+        Status::InProgress { .. } => viewer,
+    }
 }
 
 fn seat_of(viewer: Viewer) -> Option<Seat> {
@@ -260,6 +271,12 @@ pub struct GameService {
     tickets: tickets::TicketKey,
     /// Plays the bot seats.
     bots: bots::Bots,
+    /// Fires the clocks' deadlines.
+    timers: clocks::Timers,
+    /// Which addresses games' webhooks may call.
+    webhook_policy: crate::webhook::WebhookPolicy,
+    /// Sends the webhooks' calls (set by the server; none: no calls).
+    webhooks: std::sync::OnceLock<Arc<dyn crate::webhook::WebhookSink>>,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -380,6 +397,9 @@ impl GameService {
             list_scan: MAX_LIST_SCAN,
             tickets: tickets::TicketKey::random(),
             bots: bots::Bots::new(BotSettings::default()),
+            timers: clocks::Timers::default(),
+            webhook_policy: crate::webhook::WebhookPolicy::default(),
+            webhooks: std::sync::OnceLock::new(),
         };
         service.share_default_options();
         service
@@ -397,6 +417,45 @@ impl GameService {
     pub fn with_seat_rate(mut self, rate: Option<Rate>) -> Self {
         self.seat_moves = rate.map(Limiter::new);
         self
+    }
+
+    /// Lets games' webhooks call the addresses `policy` allows (default:
+    /// public addresses only).
+    #[must_use]
+    pub fn with_webhook_policy(mut self, policy: crate::webhook::WebhookPolicy) -> Self {
+        self.webhook_policy = policy;
+        self
+    }
+
+    /// Which addresses games' webhooks may call.
+    #[must_use]
+    pub fn webhook_policy(&self) -> &crate::webhook::WebhookPolicy {
+        &self.webhook_policy
+    }
+
+    /// Sends webhook calls through `sink` from now on (once; later calls
+    /// are ignored). Without a sink, games' webhooks are not called.
+    pub fn set_webhook_sink(&self, sink: Arc<dyn crate::webhook::WebhookSink>) {
+        let _ = self.webhooks.set(sink);
+    }
+
+    /// Calls the game's webhook, if it has one, about the change from
+    /// `before` to `after` (a record made at `at`): it became someone's
+    /// turn, or the game ended. Never waits: the sink sends later.
+    fn notify(&self, slot: &Slot, before: Option<&Status>, after: &Current, at: &str) {
+        let (Some(hook), Some(sink)) = (&slot.meta.secrets.webhook, self.webhooks.get()) else { return };
+        let people = |seat: Seat| after.table.bot_for(seat).is_none();
+        for (event, seats) in crate::webhook::notices(before, &after.status, people) {
+            let notice = crate::webhook::Notice {
+                event,
+                game_id: slot.meta.id.clone(),
+                version: after.version,
+                seats,
+                status: after.status.clone(),
+                at: at.to_string(),
+            };
+            sink.deliver(crate::webhook::Delivery::of(hook, &notice));
+        }
     }
 
     /// Reads at most `scan` game summaries per listing request (at least 1;
@@ -493,6 +552,7 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
         request_id: None,
         bot: None,
         handover: None,
+        forfeit: None,
         game: None,
         effects,
         hash: record.hash,
@@ -514,6 +574,10 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
             event.handover = joined.bot.map(|bot| crate::api::Handover { bot: Some(bot) });
         }
         RecordBody::SeatResigned { bot, .. } => event.handover = bot.map(|bot| crate::api::Handover { bot: Some(bot) }),
+        RecordBody::Timeout { forfeit, bot, .. } => {
+            event.forfeit = Some(forfeit);
+            event.handover = bot.map(|bot| crate::api::Handover { bot: Some(bot) });
+        }
         RecordBody::SeatLeft { .. } | RecordBody::GameCancelled | RecordBody::SeatToken { .. } => {}
     }
     Ok(event)

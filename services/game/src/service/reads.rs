@@ -39,6 +39,7 @@ impl GameService {
             viewer_seat: seat_of(viewer),
             created_at: slot.meta.created_at.clone(),
             options: Arc::clone(&slot.meta.options),
+            clock: slot.meta.clock,
             seed_commitment: slot.meta.seed_commitment.clone(),
             seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
             view: game.view(seen_as),
@@ -81,6 +82,10 @@ impl GameService {
         let seat = slot.seat(token)?;
         let current = slot.current();
         let version = current.version;
+        // Nobody decides from a hand before the game starts (see `effective`).
+        if matches!(current.status, Status::Waiting { .. }) {
+            return Ok((None, version, bot));
+        }
         let thought = tokio::task::spawn_blocking(move || {
             let mv = current.game.bot_move(seat, &mut bot);
             (mv, bot)
@@ -99,6 +104,10 @@ impl GameService {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         let current = slot.current();
+        // Nobody sees a hand before the game starts (see `effective`).
+        if let Status::Waiting { open_seats } = &current.status {
+            return Err(ServiceError::GameWaiting { open_seats: open_seats.clone() });
+        }
         Ok(crate::api::SeatKnowledge {
             kind: slot.meta.kind.id.into(),
             version: current.version,
@@ -204,6 +213,13 @@ impl GameService {
                     "seat_left" => lines.push(format!("The player at seat {} left", event.seat.map_or(0, |s| s.0))),
                     "game_cancelled" => lines.push("The game was cancelled".into()),
                     "seat_token" => lines.push(format!("{name} was given a new token")),
+                    "timeout" => lines.push(match (event.forfeit, event.handover.as_ref().and_then(|h| h.bot)) {
+                        (Some(false), Some(bot)) => format!("{name}'s time ran out; the {} bot makes the move", bot.level.name()),
+                        (_, Some(bot)) => {
+                            format!("{name}'s time ran out: the seat lost, and the {} bot plays it from now on", bot.level.name())
+                        }
+                        (_, None) => format!("{name}'s time ran out: the seat lost"),
+                    }),
                     "seat_resigned" => lines.push(match event.handover.as_ref().and_then(|h| h.bot) {
                         Some(bot) => format!("{name} resigned; the {} bot plays the seat from now on", bot.level.name()),
                         None => format!("{name} resigned"),

@@ -25,7 +25,7 @@ const RESIGNED_SEAT_BOT: BotLevel = BotLevel::Greedy;
 
 impl GameService {
     /// The game, locked for writing, caught up with the store.
-    async fn locked(&self, id: &GameId) -> Result<(Arc<Slot>, tokio::sync::OwnedMutexGuard<Writer>), ServiceError> {
+    pub(super) async fn locked(&self, id: &GameId) -> Result<(Arc<Slot>, tokio::sync::OwnedMutexGuard<Writer>), ServiceError> {
         loop {
             let slot = self.slot(id).await?;
             let writer = Arc::clone(&slot.writer).lock_owned().await;
@@ -46,19 +46,27 @@ impl GameService {
         current: &Current,
         body: RecordBody,
     ) -> Result<Arc<Current>, ServiceError> {
-        if current.table.changes() >= MAX_SEAT_RECORDS {
+        // Bounded are the records clients can repeat (joins, leaves,
+        // reissues, hand-overs); a cancel and a resignation can only happen
+        // once and must stay possible, and timeouts are the server's own
+        // (at most one per turn).
+        let repeatable = !matches!(body, RecordBody::Timeout { .. } | RecordBody::GameCancelled | RecordBody::SeatResigned { .. });
+        if repeatable && current.table.changes() >= MAX_SEAT_RECORDS {
             return Err(ServiceError::invalid(
                 "game",
                 format!("this game has had {MAX_SEAT_RECORDS} seat changes (joins, leaves, tokens, hand-overs), as many as one game takes"),
             ));
         }
-        let change = crate::replay::change_of(&body)
+        let at = timestamp(self.clock.now());
+        let at_ms = crate::clock::millis(&at).map_err(ServiceError::Internal)?;
+        let change = crate::replay::change_of(&body, at_ms)
             .map_err(ServiceError::Internal)?
             .ok_or_else(|| ServiceError::Internal(format!("a {} record is not a seat record", body.type_name())))?;
         let mut table = Table::clone(&current.table);
-        table.apply(&change, current.game.status().is_finished()).map_err(refusal)?;
+        let engine = current.game.status();
+        table.apply(&change, engine.is_finished()).map_err(refusal)?;
+        table.advance(at_ms, &engine, None);
         let seq = current.version + 1;
-        let at = timestamp(self.clock.now());
         let name = body.type_name();
         let record = Record::seal(seq, at.clone(), body, &[] as &[AnyEffect], &writer.last_hash)
             .map_err(|e| ServiceError::Internal(format!("the {name} record does not serialize: {e}")))?;
@@ -73,6 +81,7 @@ impl GameService {
         }
         *slot.current.write().expect("current lock") = Arc::clone(&now);
         tracing::info!(game = %slot.meta.id, record = name, seq, "seat record appended");
+        self.notify(slot, Some(&current.status), &now, &at);
         Ok(now)
     }
 
@@ -119,7 +128,7 @@ impl GameService {
         let body = RecordBody::SeatJoined(SeatJoined { seat, name: name.clone(), bot: None, token_hash: Some(hex::encode(hash)) });
         let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
         drop(writer);
-        self.wake_bots(slot.meta.stream, &now);
+        self.wake(slot.meta.stream, &now);
         Ok(JoinedSeat { version: now.version, seat, name, token, status: now.status.clone() })
     }
 
@@ -144,6 +153,8 @@ impl GameService {
         self.limit_seat(slot.meta.stream, seat)?;
         let current = slot.current();
         let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatLeft { seat }).await?;
+        drop(writer);
+        self.wake(slot.meta.stream, &now);
         Ok(TableChanged { version: now.version, status: now.status.clone() })
     }
 
@@ -157,6 +168,8 @@ impl GameService {
         slot.admin(token)?;
         let current = slot.current();
         let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::GameCancelled).await?;
+        drop(writer);
+        self.wake(slot.meta.stream, &now);
         Ok(TableChanged { version: now.version, status: now.status.clone() })
     }
 
@@ -207,7 +220,8 @@ impl GameService {
             .ok_or_else(|| ServiceError::invalid("seat", format!("{seat} is not at this table")))?;
         let bot = request.bot.map(|bot| bot.seat(self.think_ms()));
         let body = if sitter.name.is_none() && current.table.waiting() {
-            let bot = bot.ok_or_else(|| ServiceError::invalid("bot", "an open seat is handed to a bot: name its `level`"))?;
+            // Taking a bot off a seat nobody sits at: there is none.
+            let bot = bot.ok_or(ServiceError::SeatOpen { seat })?;
             let name = request.name.map_or_else(|| format!("Bot {}", seat.0), |name| name.trim().to_string());
             RecordBody::SeatJoined(SeatJoined { seat, name, bot: Some(bot), token_hash: None })
         } else if sitter.bot == bot {
@@ -218,7 +232,7 @@ impl GameService {
         };
         let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
         drop(writer);
-        self.wake_bots(slot.meta.stream, &now);
+        self.wake(slot.meta.stream, &now);
         Ok(TableChanged { version: now.version, status: now.status.clone() })
     }
 
@@ -239,7 +253,7 @@ impl GameService {
         let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatResigned { seat, bot }).await?;
         drop(writer);
         tracing::info!(game = %slot.meta.id, %seat, "seat resigned");
-        self.wake_bots(slot.meta.stream, &now);
+        self.wake(slot.meta.stream, &now);
         Ok(TableChanged { version: now.version, status: now.status.clone() })
     }
 }

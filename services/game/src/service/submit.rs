@@ -82,21 +82,25 @@ impl GameService {
         {
             return Err(ServiceError::VersionConflict { expected, current: current.version });
         }
-        // A bot moves only for a seat it still plays.
+        // A bot moves only for a seat it still plays (or whose move is due after a timeout).
         if let Mover::Bot(seat, bot) = mover
-            && current.bot(seat) != Some(bot)
+            && current.table.bot_for(seat) != Some(bot)
         {
             return Err(ServiceError::VersionConflict {
                 expected: request.expected_version.unwrap_or(current.version),
                 current: current.version,
             });
         }
-        // Only while every seat is taken, and not by a seat that resigned (its bot plays).
+        // Only while every seat is taken, within the seat's time, and not
+        // by a seat that resigned (its bot plays). The time checked is the
+        // time the record says, to the millisecond, as replay checks it.
         let mark = match mover {
             Mover::Token(_) => None,
             Mover::Bot(_, bot) => Some(bot.level),
         };
-        current.table.check(&Change::Move(seat, mark), current.game.status().is_finished()).map_err(refusal)?;
+        let at = timestamp(self.clock.now());
+        let at_ms = crate::clock::millis(&at).map_err(ServiceError::Internal)?;
+        current.table.check(&Change::Move(seat, mark, at_ms), current.game.status().is_finished()).map_err(refusal)?;
         let mv = match request.mv {
             MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,
             MoveInput::Typed(mv) => mv,
@@ -111,12 +115,21 @@ impl GameService {
             Mover::Token(_) => record,
             Mover::Bot(_, bot) => record.by_bot(BotMark::of(bot.level)),
         });
-        let at = timestamp(self.clock.now());
         let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
             .map_err(|e| ServiceError::Internal(format!("the move's record does not serialize: {e}")))?;
-        let now = Arc::new(Current::new(seq, game, Arc::clone(&current.table)));
+        // Only a game with a clock has a table that moves change (its clocks).
+        let table = match current.table.clocks() {
+            None => Arc::clone(&current.table),
+            Some(_) => {
+                let mut table = Table::clone(&current.table);
+                table.advance(at_ms, &game.status(), Some(seat));
+                Arc::new(table)
+            }
+        };
+        let clocked = table.clocks().is_some().then(|| Arc::clone(&table));
+        let now = Arc::new(Current::new(seq, game, table));
         let status = now.status.clone();
-        let summary = StoredSummary::of(&slot.meta, (seq, &status), &current.table, &at);
+        let summary = StoredSummary::of(&slot.meta, (seq, &status), &now.table, &at);
         // Watchers hear of the record once reads return it (when this drops).
         let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
         self.append_next(&slot, &mut writer, &record, &summary, request.expected_version.unwrap_or(current.version)).await?;
@@ -125,11 +138,12 @@ impl GameService {
         }
         let answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects);
         if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-            history.push(Applied::Move { seat, mv }, effects, &now.game, None);
+            history.push(Applied::Move { seat, mv }, effects, &now.game, clocked);
         }
         *slot.current.write().expect("current lock") = Arc::clone(&now);
         drop(writer);
-        self.wake_bots(slot.meta.stream, &now);
+        self.wake(slot.meta.stream, &now);
+        self.notify(&slot, Some(&current.status), &now, &at);
         Ok(answer)
     }
 

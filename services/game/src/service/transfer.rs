@@ -94,10 +94,15 @@ impl GameService {
         let seed = verified.header.seed.as_deref().unwrap_or_default();
         let mut seed_bytes = [0u8; 32];
         hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
-        let secrets =
-            Secrets { seed: ludo_engine::Seed(seed_bytes), token_hashes: Vec::new(), admin_hash: None, invitation_hashes: Vec::new() };
+        let secrets = Secrets {
+            seed: ludo_engine::Seed(seed_bytes),
+            token_hashes: Vec::new(),
+            admin_hash: None,
+            invitation_hashes: Vec::new(),
+            webhook: None,
+        };
         let version = verified.raw.len() as u64 - 1;
-        let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![] });
+        let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![], clock: None });
         let table = verified.table.as_ref().ok_or_else(|| ServiceError::Internal("a replayed export without its table".into()))?;
         let summary = imported_summary(&verified.records, (version, &status), table)?;
         let appended =

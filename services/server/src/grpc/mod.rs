@@ -19,7 +19,7 @@ use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
-use convert::{FromProto, ToProto, effects_out, options_in, options_out, status_out};
+use convert::{FromProto, ToProto, clock_in, effects_out, options_in, options_out, status_out, time_control_out};
 use status::{from_service, invalid, unauthorized};
 
 /// The gRPC routes: `ludo.v1.Ludo`, health and reflection (v1 and v1alpha).
@@ -119,6 +119,7 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
         seed_commitment: state.seed_commitment,
         seed: state.seed,
         public: state.public,
+        clock: state.clock.as_ref().map(time_control_out),
     })
 }
 
@@ -135,6 +136,7 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
             seats: created.seats.into_iter().map(Option::unwrap_or_default).collect(),
             seed_commitment: created.seed_commitment,
             public: created.public,
+            clock: created.clock.as_ref().map(time_control_out),
         }),
         (None, Some(seat), Some(mv)) => pb::event::Record::Move(pb::MoveRecord {
             seat: u32::from(seat.0),
@@ -151,6 +153,7 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
                 "seat_left" => pb::event::Record::SeatLeft(pb::SeatLeftRecord { seat }),
                 "seat_token" => pb::event::Record::SeatToken(pb::SeatTokenRecord { seat }),
                 "seat_resigned" => pb::event::Record::SeatResigned(pb::SeatResignedRecord { seat, bot }),
+                "timeout" => pb::event::Record::Timeout(pb::TimeoutRecord { seat, forfeit: event.forfeit.unwrap_or(false), bot }),
                 other => return Err(Status::internal(format!("a {other} record names a seat but is no seat record"))),
             }
         }
@@ -307,7 +310,8 @@ impl Ludo for Api {
         }
         let options = options_in(&request.kind, request.options)?;
         let players = players_in(request.players, request.bots, &request.open_seats)?;
-        let create = CreateGame { kind: request.kind, players, options, public: request.public };
+        let clock = request.clock.map(clock_in).transpose()?;
+        let create = CreateGame { kind: request.kind, players, options, public: request.public, clock, webhook: request.webhook };
         let created = self.service.create(create).await.map_err(from_service)?;
         Ok(Response::new(pb::CreateGameResponse {
             status: Some(status_out(&created.status)),
@@ -317,6 +321,7 @@ impl Ludo for Api {
             version: created.version,
             seed_commitment: created.seed_commitment,
             admin_token: created.admin_token,
+            webhook_secret: created.webhook_secret,
             invitations: created
                 .invitations
                 .into_iter()

@@ -55,9 +55,10 @@ pub fn from_service(err: ServiceError) -> Status {
             let seats: Vec<String> = open_seats.iter().map(|s| s.0.to_string()).collect();
             status(Code::FailedPrecondition, reason, message, meta(&[("open_seats", seats.join(","))]))
         }
-        ServiceError::SeatTaken { seat } | ServiceError::SeatOpen { seat } | ServiceError::SeatResigned { seat } => {
-            status(Code::FailedPrecondition, reason, message, meta(&[("seat", seat.0.to_string())]))
-        }
+        ServiceError::SeatTaken { seat }
+        | ServiceError::SeatOpen { seat }
+        | ServiceError::SeatResigned { seat }
+        | ServiceError::TimeUp { seat } => status(Code::FailedPrecondition, reason, message, meta(&[("seat", seat.0.to_string())])),
         ServiceError::VersionConflict { expected, current } => status(
             Code::Aborted,
             reason,

@@ -22,7 +22,7 @@ pub struct Problem {
     /// Stable machine code: `not_found`, `invalid_input`, `unauthorized`,
     /// `rule_violation`, `not_your_turn`, `game_finished`, `game_waiting`,
     /// `game_started`, `game_cancelled`, `seat_taken`, `seat_open`,
-    /// `seat_resigned`, `version_conflict`,
+    /// `seat_resigned`, `time_up`, `version_conflict`,
     /// `request_id_reused`, `invalid_export`, `game_exists`,
     /// `method_not_allowed`, `unsupported_media_type`, `payload_too_large`,
     /// `request_timeout`, `rate_limited`, `too_many_connections`,
@@ -46,7 +46,7 @@ pub struct Problem {
     /// Seats still open (`game_waiting`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open_seats: Option<Vec<Seat>>,
-    /// The seat at issue (`seat_taken`, `seat_open`, `seat_resigned`).
+    /// The seat at issue (`seat_taken`, `seat_open`, `seat_resigned`, `time_up`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seat: Option<Seat>,
     /// The first bad line of an export (`invalid_export`), 1-based.
@@ -122,9 +122,10 @@ impl From<ServiceError> for Problem {
             ServiceError::GameWaiting { open_seats } => {
                 Problem { open_seats: Some(open_seats), ..Problem::new(StatusCode::CONFLICT, code, detail) }
             }
-            ServiceError::SeatTaken { seat } | ServiceError::SeatOpen { seat } | ServiceError::SeatResigned { seat } => {
-                Problem { seat: Some(seat), ..Problem::new(StatusCode::CONFLICT, code, detail) }
-            }
+            ServiceError::SeatTaken { seat }
+            | ServiceError::SeatOpen { seat }
+            | ServiceError::SeatResigned { seat }
+            | ServiceError::TimeUp { seat } => Problem { seat: Some(seat), ..Problem::new(StatusCode::CONFLICT, code, detail) },
             ServiceError::VersionConflict { expected, current } => Problem {
                 current_version: Some(current),
                 expected_version: Some(expected),

@@ -149,13 +149,53 @@ pub fn effects_out(effects: &[AnyEffect]) -> Vec<pb::Effect> {
     effects.iter().map(ToProto::to_proto).collect()
 }
 
+/// Time controls as a proto message.
+#[must_use]
+pub fn time_control_out(control: &ludo_game::clock::TimeControl) -> pb::TimeControl {
+    pb::TimeControl {
+        move_ms: control.move_ms,
+        bank_ms: control.bank_ms,
+        increment_ms: control.increment_ms,
+        on_timeout: match control.on_timeout {
+            ludo_game::clock::OnTimeout::Bot => pb::OnTimeout::Bot,
+            ludo_game::clock::OnTimeout::Lose => pb::OnTimeout::Lose,
+        }
+        .into(),
+    }
+}
+
+/// Time controls a request asks for.
+///
+/// # Errors
+/// `invalid_input` (`clock.on_timeout`) for an unknown value.
+pub fn clock_in(control: pb::TimeControl) -> Result<ludo_game::clock::ClockRequest, Status> {
+    let on_timeout = match pb::OnTimeout::try_from(control.on_timeout) {
+        Ok(pb::OnTimeout::Bot) => ludo_game::clock::OnTimeout::Bot,
+        Ok(pb::OnTimeout::Lose) => ludo_game::clock::OnTimeout::Lose,
+        Err(_) => return Err(invalid("clock.on_timeout", "expected ON_TIMEOUT_BOT or ON_TIMEOUT_LOSE")),
+    };
+    Ok(ludo_game::clock::ClockRequest {
+        move_ms: control.move_ms,
+        bank_ms: control.bank_ms,
+        increment_ms: Some(control.increment_ms),
+        on_timeout: Some(on_timeout),
+    })
+}
+
 /// A game status as a proto message.
 #[must_use]
 pub fn status_out(status: &GameStatus) -> pb::Status {
     let state = match status {
-        GameStatus::InProgress { to_move } => {
-            pb::status::State::InProgress(pb::InProgress { to_move: to_move.iter().map(|s| u32::from(s.0)).collect() })
-        }
+        GameStatus::InProgress { to_move, clock } => pb::status::State::InProgress(pb::InProgress {
+            to_move: to_move.iter().map(|s| u32::from(s.0)).collect(),
+            clock: clock.as_ref().map(|clock| pb::ClockStatus {
+                seats: clock
+                    .seats
+                    .iter()
+                    .map(|s| pb::SeatClock { seat: u32::from(s.seat.0), bank_ms: s.bank_ms, deadline: s.deadline.clone() })
+                    .collect(),
+            }),
+        }),
         GameStatus::Finished { result, forfeits } => pb::status::State::Finished(pb::Finished {
             scores: result.scores.clone(),
             winners: result.winners.iter().map(|s| u32::from(s.0)).collect(),
@@ -165,6 +205,7 @@ pub fn status_out(status: &GameStatus) -> pb::Status {
                     seat: u32::from(f.seat.0),
                     reason: match f.reason {
                         ludo_game::ForfeitReason::Resigned => pb::ForfeitReason::Resigned.into(),
+                        ludo_game::ForfeitReason::TimedOut => pb::ForfeitReason::TimedOut.into(),
                     },
                 })
                 .collect(),
