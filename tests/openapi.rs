@@ -271,7 +271,7 @@ async fn every_answer_matches_the_served_document() {
     assert_eq!(joined.status, 200, "{joined:?}");
     check("post", "/v1/games/{id}/join", &joined);
     let bea = joined.body["token"].as_str().unwrap().to_string();
-    let moving = rest.post(&moves.replace(&id, &lobby_id), Some(&ann_token), &json!({"move": {"type": "keep_cardinal"}})).await;
+    let moving = rest.post(&moves.replace(id, &lobby_id), Some(&ann_token), &json!({"move": {"type": "keep_cardinal"}})).await;
     assert_eq!(moving.body["code"], "game_waiting", "{moving:?}");
     check("post", "/v1/games/{id}/moves", &moving);
     let left = rest.post(&format!("/v1/games/{lobby_id}/leave"), Some(&bea), &json!(null)).await;
@@ -310,6 +310,40 @@ async fn every_answer_matches_the_served_document() {
     let twice = rest.post(&format!("/v1/games/{waiting_id}/cancel"), waiting.body["admin_token"].as_str(), &json!(null)).await;
     assert_eq!(twice.body["code"], "game_cancelled", "{twice:?}");
     check("post", "/v1/games/{id}/cancel", &twice);
+    // Clocks: a running clock in the status, then a timeout record.
+    let timed = rest
+        .post("/v1/games", None, &json!({"kind": "cardinal", "players": ["Ann", "Bob"], "clock": {"move_ms": 1000, "on_timeout": "lose"}}))
+        .await;
+    assert_eq!(timed.status, 201, "{timed:?}");
+    check("post", "/v1/games", &timed);
+    let timed_id = timed.body["id"].as_str().unwrap().to_string();
+    let running = rest.get(&format!("/v1/games/{timed_id}"), None).await;
+    assert!(
+        running.body["status"]["clock"]["seats"][0]["deadline"].is_string()
+            || running.body["status"]["clock"]["seats"][1]["deadline"].is_string(),
+        "{running:?}"
+    );
+    check("get", "/v1/games/{id}", &running);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let over = loop {
+        let state = rest.get(&format!("/v1/games/{timed_id}"), None).await;
+        if state.body["status"]["state"] == "finished" {
+            break state;
+        }
+        assert!(std::time::Instant::now() < deadline, "the clock never ran out: {state:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    check("get", "/v1/games/{id}", &over);
+    let timed_events = rest.get(&format!("/v1/games/{timed_id}/events"), None).await;
+    assert!(timed_events.body["events"].as_array().unwrap().iter().any(|e| e["type"] == "timeout"), "{timed_events:?}");
+    check("get", "/v1/games/{id}/events", &timed_events);
+    let bad_clock = rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["Ann", "Bob"], "clock": {"move_ms": 5}})).await;
+    assert_eq!(bad_clock.body["field"], "clock.move_ms", "{bad_clock:?}");
+    check("post", "/v1/games", &bad_clock);
+    let internal =
+        rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["Ann", "Bob"], "webhook": "http://127.0.0.1:9/"})).await;
+    assert_eq!(internal.body["field"], "webhook", "{internal:?}");
+    check("post", "/v1/games", &internal);
     let refusals: Vec<(&str, String, Answer)> = vec![
         ("post", "/v1/games".into(), rest.post("/v1/games", None, &json!({"kind": "chess", "players": ["A", "B"]})).await),
         ("post", "/v1/games".into(), rest.post_raw("/v1/games", None, "text/plain", "{}").await),

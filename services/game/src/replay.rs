@@ -91,7 +91,7 @@ impl Replayer {
         let mut scratch = Vec::with_capacity(512);
         let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
         let mut table = Table::new(created, kind.sides(created.seats.len()));
-        table.advance(crate::clock::millis(&first.at).map_err(|r| bad(0, r))?, &new.game.status(), None);
+        table.advance(record_time(&table, first).map_err(|r| bad(0, r))?, &new.game.status(), None);
         let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, table, hid, scratch };
         Ok((replayer, new.effects))
     }
@@ -220,7 +220,7 @@ pub fn apply_next(
     let seq = version + 1;
     let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
     let name = record.body.type_name();
-    let at = crate::clock::millis(&record.at).map_err(|r| bad(seq, r))?;
+    let at = record_time(table, record).map_err(|r| bad(seq, r))?;
     let mv = match &record.body {
         RecordBody::Move(mv) => mv,
         RecordBody::GameCreated(_) => return Err(bad(seq, "a game_created record after record 0")),
@@ -253,6 +253,16 @@ pub fn apply_next(
     let hid = check_effects(seq, game, &effects, record, scratch)?;
     table.advance(at, &game.status(), Some(mv.seat));
     Ok(Step { applied: Applied::Move { seat: mv.seat, mv: parsed }, effects, hash, hid })
+}
+
+/// A record's time (ms since the epoch), where the game's clocks need it:
+/// a game without a clock reads no time, so no log of one is refused over
+/// how its times are written.
+fn record_time(table: &Table, record: &Record) -> Result<u64, String> {
+    match table.clocks() {
+        Some(_) => crate::clock::millis(&record.at),
+        None => Ok(0),
+    }
 }
 
 /// Replays `records` (record 0 first) with the game's `seed`, keeping each
