@@ -1205,3 +1205,33 @@ async fn no_hand_is_seen_before_the_game_starts() {
     assert_eq!(rest.get(&format!("/v1/games/{id}"), Some(&bea)).await.status, 401, "the token of a seat left opens nothing");
     server.stop().await;
 }
+
+/// The steps say what each seat record did, naming the players, and a
+/// table has one player of each name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_steps_tell_who_joined_left_and_resigned_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = create(&rest, "cardinal", json!(["Ann", null, null]), json!({}), true).await;
+    let id = id_of(&game);
+    let bea = joined(&rest, &id, json!({"name": "Bea"})).await;
+    invalid(&join(&rest, &id, json!({"name": " ann "})).await, "name");
+    assert_eq!(act(&rest, &id, "leave", bea["token"].as_str()).await.status, 200);
+    joined(&rest, &id, json!({"name": "Cy"})).await;
+    let dee = joined(&rest, &id, json!({"name": "Dee"})).await;
+    assert_eq!(act(&rest, &id, "resign", dee["token"].as_str()).await.status, 200);
+    let steps = rest.get(&format!("/v1/games/{id}/steps?from=1"), None).await.body;
+    let lines: Vec<String> = steps["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["lines"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        lines[..5],
+        ["Bea joined", "Bea left", "Cy joined", "Dee joined", "Dee resigned; the greedy bot plays the seat from now on"],
+        "{lines:?}"
+    );
+    server.stop().await;
+}

@@ -263,10 +263,11 @@ impl Table {
         self.seats.get(usize::from(seat.0)).and_then(|s| s.bot)
     }
 
-    /// The seats' names, an open seat as "an open seat" (for sentences).
+    /// The seats' names, an open seat as "Seat N (open)" (for sentences,
+    /// which may start with a name).
     #[must_use]
     pub fn names(&self) -> Vec<String> {
-        self.seats.iter().map(|s| s.name.clone().unwrap_or_else(|| "an open seat".into())).collect()
+        self.seats.iter().enumerate().map(|(i, s)| s.name.clone().unwrap_or_else(|| format!("Seat {i} (open)"))).collect()
     }
 
     /// The seats nobody has taken.

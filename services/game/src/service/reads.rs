@@ -180,6 +180,22 @@ impl GameService {
         let current = slot.current();
         let seats = current.table.names();
         let game = &current.game;
+        // Who left a seat is named from the table before they left.
+        let leavers: HashMap<u64, String> = if page.events.iter().any(|e| e.kind == "seat_left") {
+            self.ensure_history(&slot).await?;
+            let history = slot.history.read().expect("history lock");
+            let history = history.as_ref().ok_or_else(|| ServiceError::Internal("the history went missing".into()))?;
+            page.events
+                .iter()
+                .filter(|e| e.kind == "seat_left")
+                .filter_map(|e| {
+                    let before = history.table_at(e.seq.checked_sub(1)?);
+                    Some((e.seq, before.seats().get(usize::from(e.seat?.0))?.name.clone()?))
+                })
+                .collect()
+        } else {
+            HashMap::new()
+        };
         let steps = page
             .events
             .into_iter()
@@ -204,13 +220,15 @@ impl GameService {
                     }),
                     "seat_joined" => {
                         let joined = event.name.as_deref().unwrap_or("?");
-                        let seat = event.seat.map_or(0, |s| s.0);
                         lines.push(match event.handover.as_ref().and_then(|h| h.bot) {
-                            Some(bot) => format!("The {} bot {joined} took seat {seat}", bot.level.name()),
-                            None => format!("{joined} joined, at seat {seat}"),
+                            Some(bot) => format!("The {} bot {joined} took a seat", bot.level.name()),
+                            None => format!("{joined} joined"),
                         });
                     }
-                    "seat_left" => lines.push(format!("The player at seat {} left", event.seat.map_or(0, |s| s.0))),
+                    "seat_left" => lines.push(match leavers.get(&event.seq) {
+                        Some(name) => format!("{name} left"),
+                        None => "A player left".into(),
+                    }),
                     "game_cancelled" => lines.push("The game was cancelled".into()),
                     "seat_token" => lines.push(format!("{name} was given a new token")),
                     "timeout" => lines.push(match (event.forfeit, event.handover.as_ref().and_then(|h| h.bot)) {

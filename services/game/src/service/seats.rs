@@ -123,8 +123,16 @@ impl GameService {
             },
         };
         self.limit_seat(slot.meta.stream, seat)?;
-        let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let name = request.name.trim().to_string();
+        // The seat first (taken, the game started …), then the name.
+        let seating = crate::table::Change::Join { seat, name: &name, bot: None, token_hash: Some([0; 32]) };
+        current.table.check(&seating, current.game.status().is_finished()).map_err(refusal)?;
+        // Results and sentences name seats by their players: one name each.
+        let taken = |other: &Option<String>| other.as_deref().is_some_and(|other| other.trim().eq_ignore_ascii_case(&name));
+        if let Some(at) = current.table.seats().iter().position(|sitter| taken(&sitter.name)) {
+            return Err(ServiceError::invalid("name", format!("{name} already sits at seat {at}: choose another name")));
+        }
+        let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let body = RecordBody::SeatJoined(SeatJoined { seat, name: name.clone(), bot: None, token_hash: Some(hex::encode(hash)) });
         let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
         drop(writer);
