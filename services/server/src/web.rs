@@ -23,7 +23,7 @@ struct Files;
 
 /// The pages of a game; each is the app's `index.html`, whose router picks
 /// the page from the path.
-const GAME_PAGES: [&str; 4] = ["play", "watch", "replay", "audit"];
+const GAME_PAGES: [&str; 5] = ["play", "watch", "replay", "audit", "join"];
 
 /// The app's pages are the same document: the one policy covers them all.
 /// `connect-src 'self'`: the app talks to this server only.
@@ -118,6 +118,21 @@ mod tests {
         }
         assert!(code_bytes > 0, "the app has scripts");
         assert!(code_bytes < 200 * 1024, "JavaScript and CSS take {code_bytes} bytes; the budget is 200 KiB");
+    }
+
+    #[test]
+    fn every_game_page_is_one_the_apps_router_shows() {
+        let main = Files::get("assets/js/main.js").expect("the router");
+        let main = String::from_utf8_lossy(&main.data);
+        for page in GAME_PAGES {
+            assert!(main.contains(&format!("  {page}: () => import(")), "main.js has no module for /games/{{id}}/{page}");
+            assert!(
+                main.contains(&format!("|{page}")) || main.contains(&format!("({page}|")),
+                "main.js does not route /games/{{id}}/{page}"
+            );
+        }
+        let page = Files::get("assets/js/join.js").expect("the join page's module");
+        assert!(String::from_utf8_lossy(&page.data).contains("history.replaceState"), "the join page clears its code from the address bar");
     }
 
     #[test]

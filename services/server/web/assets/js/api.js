@@ -38,6 +38,31 @@ export function forgetToken(id) {
   }
 }
 
+/** The game-admin token this tab keeps for a game it created (`ludo.admin.{id}`), or null. */
+export function storedAdmin(id) {
+  try {
+    return sessionStorage.getItem(`ludo.admin.${id}`);
+  } catch {
+    return null;
+  }
+}
+
+export function storeAdmin(id, token) {
+  try {
+    sessionStorage.setItem(`ludo.admin.${id}`, token);
+  } catch {
+    /* storage unavailable: this tab cannot cancel the game later */
+  }
+}
+
+export function forgetAdmin(id) {
+  try {
+    sessionStorage.removeItem(`ludo.admin.${id}`);
+  } catch {
+    /* nothing to forget */
+  }
+}
+
 const enc = encodeURIComponent;
 
 /**
@@ -99,16 +124,21 @@ async function getJson(path, token) {
 
 export const api = {
   kinds: () => getJson('/v1/kinds'),
-  listGames({ kind, state, after, limit } = {}) {
+  listGames({ kind, state, open, after, limit } = {}) {
     const q = new URLSearchParams();
     if (kind) q.set('kind', kind);
     if (state) q.set('state', state);
+    if (open) q.set('open', 'true');
     if (after) q.set('after', after);
     if (limit) q.set('limit', String(limit));
     const qs = q.toString();
     return getJson(`/v1/games${qs ? `?${qs}` : ''}`);
   },
   createGame: async (body) => (await request('POST', '/v1/games', { body })).json,
+  /** Takes an open seat: `{ name, invitation? }`; answers `{ version, seat, name, token, status }`. */
+  join: async (id, body) => (await request('POST', `/v1/games/${enc(id)}/join`, { body })).json,
+  /** The token's seat leaves a game still waiting, resigns, or (admin token) cancels the game. */
+  seatAction: async (id, action, token) => (await request('POST', `/v1/games/${enc(id)}/${action}`, { token })).json,
   /** The game as the caller sees it; `{ json, text }` so pages can show the raw answer. */
   game: (id, token) => request('GET', `/v1/games/${enc(id)}`, { token }),
   legalMoves: (id, token) => getJson(`/v1/games/${enc(id)}/legal-moves`, token),

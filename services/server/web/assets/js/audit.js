@@ -2,7 +2,7 @@
 // commitment (checked here with WebCrypto), the export download, and a box
 // that verifies any export file.
 import { api } from './api.js';
-import { el, errorPanel, gamePath, kindName, listJoin, resultText, when } from './words.js';
+import { el, errorPanel, gamePath, kindName, listJoin, resultText, seatLabel, stateWord, when } from './words.js';
 
 export async function show(app, { id }) {
   const chain = el('div', { id: 'chain-status', class: 'check', 'data-valid': 'pending', role: 'status', 'aria-live': 'polite' }, 'Checking the hash chain…');
@@ -66,12 +66,12 @@ export async function show(app, { id }) {
     return;
   }
   document.title = `Audit · ${kindName(game.kind)} · Ludothèque`;
-  title.textContent = `Audit: ${kindName(game.kind)}, ${listJoin(game.seats.map((s) => s.name))}`;
+  title.textContent = `Audit: ${kindName(game.kind)}, ${listJoin(game.seats.map(seatLabel))}`;
   const finished = game.status.state === 'finished';
   facts(summary, [
     ['Game', game.id],
     ['Created', when(game.created_at)],
-    ['State', finished ? resultText(game.status.result, game.seats, game.kind) : `In progress, version ${game.version}`],
+    ['State', finished ? resultText(game.status.result, game.seats, game.kind, game.status.forfeits) : `${stateWord(game.status)}, version ${game.version}`],
     ['Ruleset', game.ruleset],
     ['Seed commitment', game.seed_commitment],
   ]);

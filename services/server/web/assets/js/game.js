@@ -1,8 +1,8 @@
 // Play (as a seat, token from the link's fragment) and watch (as a spectator), live.
-import { api, ApiError, follow, forgetToken, storedToken, storeToken } from './api.js';
+import { api, ApiError, follow, forgetAdmin, forgetToken, storedAdmin, storedToken, storeToken } from './api.js';
 import {
-  el, errorPanel, gamePath, genericMove, kindName, listJoin, problemMeta, problemText, resultText, scoreLine, seatName,
-  statusText,
+  el, endedByForfeit, errorPanel, gamePath, genericMove, isOver, kindName, listJoin, openSeats, players, problemMeta,
+  problemText, resultText, scoreLine, seatLabel, seatName, seatProblem, statusText,
 } from './words.js';
 
 const boardModules = new Map();
@@ -77,7 +77,7 @@ export async function show(app, { id, page }) {
     app.replaceChildren(
       el('h1', {}, 'No seat in this tab'),
       el('div', { class: 'notice' },
-        el('p', {}, 'This tab holds no seat for this game. Open your seat link (the one with #token=… that the game’s creator gave you) to play.'),
+        el('p', {}, 'This tab holds no seat for this game. Open your seat link (with #token=…) or your join link (…/join#…) that the game’s creator gave you to play.'),
         el('p', {}, el('a', { href: gamePath(id, 'watch') }, 'Watch the game instead'), ' · ', el('a', { href: '/' }, 'All games'))));
     return;
   }
@@ -131,11 +131,98 @@ export async function show(app, { id, page }) {
   autopilotOn.addEventListener('click', () => setAutopilot(autopilotLevel.value));
   autopilotOff.addEventListener('click', () => setAutopilot(null));
 
+  // The table: who is missing while seats are open, leaving, cancelling
+  // (the creator's tab, holding the admin token), resigning; each confirmed first.
+  const tableText = el('p', { class: 'small', id: 'table-text' });
+  const leave = el('button', { type: 'button', class: 'btn btn-small', id: 'leave-game' }, 'Leave');
+  const cancel = el('button', { type: 'button', class: 'btn btn-small', id: 'cancel-game' }, 'Cancel game');
+  const resign = el('button', { type: 'button', class: 'btn btn-small', id: 'resign' }, 'Resign');
+  const confirmText = el('span', { class: 'small' });
+  const confirmYes = el('button', { type: 'button', class: 'btn btn-small btn-primary', id: 'confirm-yes' });
+  const confirmNo = el('button', { type: 'button', class: 'btn btn-small btn-quiet', id: 'confirm-no' }, 'No, go back');
+  const confirmBox = el('div', { class: 'notice notice-warn confirm', id: 'confirm', hidden: true, role: 'group' },
+    el('p', {}, confirmText), el('p', { class: 'row gap wrap' }, confirmYes, confirmNo));
+  const tablePanel = el('section', { class: 'panel', id: 'table-panel', 'aria-labelledby': 'table-title', hidden: true },
+    el('h2', { id: 'table-title' }, 'The table'), tableText, el('p', { class: 'row gap wrap' }, leave, cancel, resign), confirmBox);
+  let confirmed = null;
+
+  function ask(question, yes, action) {
+    confirmText.textContent = question;
+    confirmYes.textContent = yes;
+    confirmed = action;
+    confirmBox.hidden = false;
+    confirmYes.focus();
+  }
+  confirmNo.addEventListener('click', () => {
+    confirmBox.hidden = true;
+    confirmed = null;
+  });
+  confirmYes.addEventListener('click', async () => {
+    const action = confirmed;
+    confirmBox.hidden = true;
+    confirmed = null;
+    if (!action || busy || gone) return;
+    busy = true;
+    showProblem(null);
+    try {
+      await action();
+    } catch (err) {
+      showProblem(seatProblem(err instanceof ApiError ? err.problem : { detail: String(err), code: 'error' }));
+    } finally {
+      busy = false;
+    }
+    if (!gone) await refresh();
+  });
+  leave.addEventListener('click', () => ask('Leave this game? Your seat opens again for someone else; coming back takes a join link.', 'Yes, leave', async () => {
+    await api.seatAction(id, 'leave', token);
+    forgetToken(id);
+    gone = true;
+    if (stream) stream.close();
+    app.replaceChildren(el('h1', {}, 'You left the game'),
+      el('p', { class: 'notice notice-info', id: 'left' }, 'Your seat is open again and this tab no longer holds it.'),
+      el('p', {}, el('a', { href: gamePath(id, 'watch') }, 'Watch the game'), ' · ', el('a', { href: '/' }, 'All games')));
+  }));
+  cancel.addEventListener('click', () => ask('Cancel this game for everyone? It cannot be undone.', 'Yes, cancel the game', async () => {
+    await api.seatAction(id, 'cancel', storedAdmin(id));
+    forgetAdmin(id);
+  }));
+  resign.addEventListener('click', () => ask(
+    game.seats.length > 2 && game.kind !== 'battle13' ? 'Resign? A bot plays your seat from now on, and you cannot take it back.'
+      : 'Resign? Your side loses the game; this cannot be undone.',
+    'Yes, resign', () => api.seatAction(id, 'resign', token)));
+
+  function drawTable() {
+    const me = game.viewer_seat;
+    const mine = me != null ? game.seats[me] || {} : {};
+    const st = game.status.state;
+    const open = openSeats(game.status);
+    const admin = st === 'waiting' && storedAdmin(id);
+    leave.hidden = !(playing && me != null && st === 'waiting');
+    cancel.hidden = !admin;
+    resign.hidden = !(playing && me != null && st === 'in_progress' && !mine.resigned);
+    const words = [];
+    if (st === 'waiting') {
+      const joined = game.seats.filter((s) => s.name != null).map((s) => s.name);
+      words.push(`Waiting for ${players(open.length)}: ${listJoin(open.map((s) => `seat ${s + 1}`))} ${open.length === 1 ? 'is' : 'are'} open${joined.length ? ` (${listJoin(joined)} ${joined.length === 1 ? 'has' : 'have'} joined)` : ''}. The game starts when every seat is taken.`);
+      if (admin) words.push('You created it: you may cancel it until it starts.');
+    } else if (st === 'cancelled') {
+      words.push('The game was cancelled before it started.');
+    } else if (mine.resigned) {
+      words.push(st === 'finished' ? 'You resigned: the game is over.' : `You resigned: ${mine.bot ? `a ${mine.bot.level} bot` : 'a bot'} plays your seat now. You can keep watching.`);
+    } else if (st === 'in_progress' && playing && me != null) {
+      words.push('You may resign at any time.');
+    }
+    tableText.textContent = words.join(' ');
+    tableText.dataset.state = mine.resigned ? 'resigned' : st;
+    tablePanel.hidden = !words.length && leave.hidden && cancel.hidden && resign.hidden;
+    if (tablePanel.hidden) confirmBox.hidden = true;
+  }
+
   function drawAutopilot() {
     const me = game.viewer_seat;
-    const inPlay = game.status.state !== 'finished';
-    autopilot.hidden = !playing || me == null || !inPlay;
+    const inPlay = game.status.state === 'in_progress';
     const bot = me != null ? (game.seats[me] || {}).bot : null;
+    autopilot.hidden = !playing || me == null || !inPlay || Boolean((game.seats[me] || {}).resigned);
     autopilot.dataset.bot = bot ? bot.level : '';
     autopilotText.textContent = bot
       ? `The computer (${bot.level}) plays your seat. Your moves still count if you make one.`
@@ -148,7 +235,7 @@ export async function show(app, { id, page }) {
   const movesTitle = el('h2', { id: 'moves-title' }, playing ? 'Your moves' : 'Moves');
   const movesSection = el('section', { class: 'panel moves', 'aria-labelledby': 'moves-title' },
     movesTitle, movesHint, movesFilter, moves);
-  const side = el('aside', { class: 'side' }, problem, movesSection, autopilot,
+  const side = el('aside', { class: 'side' }, problem, tablePanel, movesSection, autopilot,
     el('section', { class: 'panel', 'aria-labelledby': 'recent-title' }, el('h2', { id: 'recent-title' }, 'Latest'), recent));
 
   app.replaceChildren(
@@ -219,22 +306,27 @@ export async function show(app, { id, page }) {
 
   function draw(text) {
     const finished = game.status.state === 'finished';
-    const names = game.seats.map((s) => (s.bot ? `${s.name} (${s.bot.level} bot)` : s.name));
+    const names = game.seats.map(seatLabel);
     const me = game.viewer_seat;
     title.textContent = `${kindName(game.kind)}: ${listJoin(names)}`;
     subtitle.replaceChildren(...[
       playing && me != null ? el('strong', {}, `You are ${seatName(game.seats, me)}. `) : (playing ? '' : 'Watching as a spectator. '),
       `Version ${game.version}`,
       !playing && storedToken(id) ? el('span', {}, ' · ', el('a', { href: gamePath(id, 'play') }, 'Play your seat')) : null,
+      !playing && game.public && game.status.state === 'waiting' ? el('span', {}, ' · ', el('a', { href: gamePath(id, 'join') }, 'Join this game')) : null,
     ].filter(Boolean));
-    statusText_.textContent = statusText(game);
+    // A resigned seat's bot moves for it: its turn is not "your turn".
+    const seen = me != null && (game.seats[me] || {}).resigned ? { ...game, viewer_seat: null } : game;
+    statusText_.textContent = statusText(seen);
     statusBox.dataset.version = String(game.version);
     statusBox.dataset.state = game.status.state;
-    statusBox.classList.toggle('my-turn', !finished && me != null && (game.status.to_move || []).includes(me));
-    scores.textContent = finished ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
-    document.title = `${statusText(game)} · ${kindName(game.kind)} · Ludothèque`;
+    statusBox.classList.toggle('my-turn', !finished && seen.viewer_seat != null && (game.status.to_move || []).includes(me));
+    scores.textContent = finished && !endedByForfeit(game.status) ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
+    document.title = `${statusText(seen)} · ${kindName(game.kind)} · Ludothèque`;
 
-    drawBoard(board, mod, { game, legalMoves: legal, submit, interactive: playing });
+    const idle = { waiting: 'Play begins once every seat is taken.', cancelled: 'The game was cancelled before it started.' }[game.status.state];
+    if (idle) board.replaceChildren(el('p', { class: 'board-missing muted' }, idle));
+    else drawBoard(board, mod, { game, legalMoves: legal, submit, interactive: playing });
 
     moves.replaceChildren(...legal.map((move, i) => {
       const words = describe(mod, move, game);
@@ -242,18 +334,23 @@ export async function show(app, { id, page }) {
         type: 'button', class: 'legal-move', dataset: { index: String(i) }, onclick: () => submit(move),
       }, words));
     }));
-    if (finished) {
-      movesHint.replaceChildren(`${resultText(game.status.result, game.seats, game.kind)}. The game is over: `,
+    if (game.status.state === 'cancelled') {
+      movesHint.textContent = 'This game was cancelled before it started.';
+    } else if (game.status.state === 'waiting') {
+      movesHint.textContent = 'The game starts when every seat is taken.';
+    } else if (finished) {
+      movesHint.replaceChildren(`${resultText(game.status.result, game.seats, game.kind, game.status.forfeits)}. The game is over: `,
         el('a', { href: gamePath(id, 'replay') }, 'replay it'), ' or ', el('a', { href: gamePath(id, 'audit') }, 'check its record'), '.');
     } else if (!playing) {
       movesHint.textContent = 'Spectators see the moves as they are made.';
     } else if (legal.length === 0) {
-      movesHint.textContent = (game.status.to_move || []).includes(me) ? 'No move is possible.' : statusText(game);
+      movesHint.textContent = seen === game && (game.status.to_move || []).includes(me) ? 'No move is possible.' : statusText(seen);
     } else {
       movesHint.textContent = `${legal.length} legal move${legal.length === 1 ? '' : 's'}. Act on the board, or pick one here.`;
     }
     movesTitle.textContent = finished ? 'Result' : playing ? 'Your moves' : 'Moves';
     drawAutopilot();
+    drawTable();
     movesFilter.hidden = legal.length <= 12;
     applyFilter();
     rawPre.textContent = text;
@@ -294,7 +391,8 @@ export async function show(app, { id, page }) {
       for (let attempt = 0; attempt < 3; attempt++) {
         const { json, text } = await api.game(id, token);
         let moveList = [];
-        const mine = playing && json.status.state === 'in_progress' && (json.status.to_move || []).includes(json.viewer_seat);
+        const mine = playing && json.status.state === 'in_progress' && (json.status.to_move || []).includes(json.viewer_seat)
+          && !(json.seats[json.viewer_seat] || {}).resigned;
         if (mine) {
           const lm = await api.legalMoves(id, token);
           if (lm.version !== json.version && attempt < 2) continue;
@@ -363,7 +461,7 @@ export async function show(app, { id, page }) {
   }
 
   function startStream() {
-    if (stream || gone || !game || game.status.state === 'finished') return;
+    if (stream || gone || !game || isOver(game.status)) return;
     stream = follow(id, {
       token: playing ? token : null,
       from: game.version + 1,
@@ -384,7 +482,7 @@ export async function show(app, { id, page }) {
       onTrouble: (err) => setConnection(`Live updates interrupted (${problemText(err.problem || {})}); reconnecting…`),
       stillWanted: async () => {
         await refresh();
-        if (game.status.state === 'finished') return false;
+        if (isOver(game.status)) return false;
         setConnection('Live updates interrupted; reconnecting…');
         return true;
       },

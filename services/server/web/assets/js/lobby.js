@@ -1,6 +1,9 @@
 // The lobby: list, filter and page games; create a game and hand out its seat links.
-import { api, ApiError } from './api.js';
-import { el, errorPanel, gamePath, kindName, listJoin, problemMeta, problemText, scoreLine, statusText, when } from './words.js';
+import { api, ApiError, storeAdmin, storedAdmin, storeToken, forgetAdmin } from './api.js';
+import {
+  el, errorPanel, gamePath, kindName, listJoin, openSeats, players as nPlayers, problemMeta, problemText, scoreLine, seatLabel,
+  seatProblem, stateWord, statusText, when,
+} from './words.js';
 
 const PAGE_SIZE = 20;
 const PLACEHOLDER_NAMES = ['Ann', 'Bob', 'Cid', 'Dee', 'Eve'];
@@ -40,6 +43,18 @@ export async function show(app) {
   const pageNo = el('span', { class: 'muted small', 'aria-live': 'polite' });
   const refresh = el('button', { type: 'button', class: 'btn btn-quiet', id: 'refresh-list' }, 'Refresh');
 
+  const openList = el('ul', { id: 'open-list', class: 'open-list' });
+  const openStatus = el('p', { class: 'muted small', role: 'status' }, 'Loading…');
+  const openProblem = el('div', { id: 'open-problem', role: 'alert' });
+  const joinName = el('input', {
+    type: 'text', id: 'join-name', maxlength: '40', autocomplete: 'nickname', spellcheck: 'false', value: rememberedName(),
+  });
+  const openSection = el('section', { class: 'panel', id: 'open-games', 'aria-labelledby': 'open-title' },
+    el('h2', { id: 'open-title' }, 'Open games'),
+    el('p', { class: 'small muted' }, 'Public games waiting for players: anyone may take a seat.'),
+    el('div', { class: 'row gap wrap' }, el('label', { for: 'join-name' }, 'Your name'), joinName),
+    openProblem, openStatus, openList);
+
   const createSection = el('section', { class: 'panel create', 'aria-labelledby': 'create-title' },
     el('h2', { id: 'create-title' }, 'New game'),
     el('p', { class: 'muted' }, 'Loading the game kinds…'));
@@ -57,7 +72,45 @@ export async function show(app) {
 
   app.replaceChildren(
     el('h1', { class: 'visually-hidden' }, 'Ludothèque'),
-    el('div', { class: 'lobby' }, createSection, listSection));
+    el('div', { class: 'lobby' }, createSection, el('div', { class: 'side' }, openSection, listSection)));
+
+  let openSeq = 0;
+  async function loadOpen() {
+    const mine = ++openSeq;
+    try {
+      const { games } = await api.listGames({ open: true, limit: 50 });
+      if (mine !== openSeq) return;
+      openList.replaceChildren(...games.map((g) => openRow(g, state.kinds, join)));
+      openStatus.textContent = games.length ? '' : 'No open games right now. Create one with an open seat and make it public.';
+    } catch (err) {
+      if (mine === openSeq) openStatus.replaceChildren(errorPanel(err, { retry: loadOpen }));
+    }
+  }
+
+  async function join(game, button) {
+    openProblem.replaceChildren();
+    const name = joinName.value.trim();
+    const problem = !name ? { detail: 'Type your name first: the other players see it.', code: 'invalid_input', field: 'name' }
+      : game.seats.some((s) => s.name === name) ? { detail: `Someone at that table is already called ${name}: choose another name.`, code: 'invalid_input', field: 'name' }
+        : null;
+    if (problem) {
+      showNotice(openProblem, problem);
+      joinName.focus();
+      return;
+    }
+    button.disabled = true;
+    try {
+      const seat = await api.join(game.id, { name });
+      storeToken(game.id, seat.token);
+      rememberName(name);
+      location.assign(gamePath(game.id, 'play'));
+    } catch (err) {
+      button.disabled = false;
+      showNotice(openProblem, seatProblem(err.problem || { detail: String(err) }));
+      loadOpen();
+    }
+  }
+  setInterval(() => document.visibilityState === 'visible' && loadOpen(), 15000);
 
   function syncUrl() {
     const q = new URLSearchParams();
@@ -131,7 +184,10 @@ export async function show(app) {
     else return;
     load();
   });
-  refresh.addEventListener('click', load);
+  refresh.addEventListener('click', () => {
+    load();
+    loadOpen();
+  });
 
   // The kinds fill the filter and the creation form; the list loads meanwhile.
   const listLoaded = load();
@@ -139,10 +195,12 @@ export async function show(app) {
     const { kinds } = await api.kinds();
     state.kinds = kinds;
     for (const k of kinds) filterKind.append(el('option', { value: k.kind }, k.name));
+    loadOpen();
     filterKind.value = state.kind;
     createSection.replaceChildren(...createForm(kinds, () => {
       state.pages = [''];
       load();
+      loadOpen();
     }));
     await listLoaded;
   } catch (err) {
@@ -150,11 +208,53 @@ export async function show(app) {
   }
 }
 
+function rememberedName() {
+  try {
+    return sessionStorage.getItem('ludo.name') || '';
+  } catch {
+    return '';
+  }
+}
+
+function rememberName(name) {
+  try {
+    sessionStorage.setItem('ludo.name', name);
+  } catch {
+    /* not remembered */
+  }
+}
+
+function showNotice(box, problem) {
+  box.dataset.code = problem.code || 'error';
+  box.replaceChildren(el('div', { class: 'notice notice-error' },
+    el('p', {}, problemText(problem)),
+    problemMeta(problem) ? el('p', { class: 'muted small' }, problemMeta(problem)) : null));
+}
+
+/** A game of "Open games": who sits, who is awaited, and a Join button. */
+function openRow(game, kinds, join) {
+  const open = openSeats(game.status).length;
+  const taken = game.seats.filter((s) => s.name != null).map(seatLabel);
+  const button = el('button', {
+    type: 'button', class: 'btn btn-small btn-primary join-open', dataset: { gameId: game.id },
+    'aria-label': `Join ${kindName(game.kind, kinds)} ${game.id.slice(-8)}`,
+  }, 'Join');
+  button.addEventListener('click', () => join(game, button));
+  return el('li', { class: 'open-row', dataset: { gameId: game.id } },
+    el('span', {}, el('strong', {}, kindName(game.kind, kinds)), ' ',
+      el('span', { class: 'small' }, taken.length ? `with ${listJoin(taken)}, ` : '', `waiting for ${nPlayers(open)}`),
+      el('span', { class: 'muted tiny mono' }, ` ${game.id.slice(-8)}`)),
+    button);
+}
+
+const BADGES = { finished: 'badge-done', cancelled: 'badge-done', waiting: 'badge-wait' };
+
 function row(game, kinds) {
-  const players = game.seats.map((s) => (s.bot ? `${s.name} (${s.bot.level} bot)` : s.name));
-  const finished = game.status.state === 'finished';
+  const players = game.seats.map(seatLabel);
+  const st = game.status.state;
+  const finished = st === 'finished';
   const stateCell = el('td', { 'data-label': 'State' },
-    el('span', { class: `badge ${finished ? 'badge-done' : 'badge-live'}` }, finished ? 'Finished' : 'In progress'),
+    el('span', { class: `badge ${BADGES[st] || 'badge-live'}` }, stateWord(game.status)),
     ' ',
     el('span', { class: 'small' }, statusText({ ...game, viewer_seat: null })));
   if (finished) {
@@ -170,6 +270,7 @@ function row(game, kinds) {
     el('td', { 'data-label': 'Moves', class: 'num' }, String(game.version)),
     el('td', { 'data-label': 'Created', class: 'small' }, el('time', { datetime: game.created_at }, when(game.created_at))),
     el('td', { class: 'links' },
+      game.public && st === 'waiting' ? el('a', { href: gamePath(game.id, 'join'), 'aria-label': `Join ${label}` }, 'Join') : null,
       el('a', { href: gamePath(game.id, 'watch'), 'aria-label': `Watch ${label}` }, finished ? 'View' : 'Watch'),
       el('a', { href: gamePath(game.id, 'replay'), 'aria-label': `Replay ${label}` }, 'Replay'),
       el('a', { href: gamePath(game.id, 'audit'), 'aria-label': `Audit ${label}` }, 'Audit')));
@@ -188,6 +289,10 @@ function createForm(kinds, onCreated) {
   const board = el('input', { type: 'file', id: 'opt-board', name: 'board', accept: '.json,application/json' });
   const boardInfo = el('p', { class: 'muted small', id: 'opt-board-info', 'aria-live': 'polite' }, 'Leave empty to play on the standard map of Europe.');
   const target = el('select', { id: 'opt-target', name: 'target_crowns' });
+  const publicBox = el('input', { type: 'checkbox', id: 'opt-public', name: 'public' });
+  const publicRow = el('div', { class: 'field check-field' }, publicBox,
+    el('label', { for: 'opt-public' }, 'Public (anyone may join from the lobby)'),
+    el('p', { class: 'muted small', id: 'opt-public-hint' }, 'Needs an open seat. Otherwise only those you send a join link can take an open seat.'));
   const submit = el('button', { type: 'submit', id: 'create-submit', class: 'btn btn-primary' }, 'Create the game');
   const formProblem = el('div', { id: 'create-problem', role: 'alert', 'aria-live': 'assertive' });
   const created = el('section', { id: 'created', class: 'created', hidden: true, 'aria-live': 'polite', tabindex: '-1' });
@@ -208,7 +313,7 @@ function createForm(kinds, onCreated) {
       el('div', { class: 'row gap' }, addSeat, removeSeat),
       seatHint),
     el('div', { class: 'field' }, el('label', { for: 'first-seat' }, 'Who plays first'), firstSeat),
-    variantRow, boardRow, targetRow,
+    variantRow, boardRow, targetRow, publicRow,
     formProblem,
     el('div', { class: 'row' }, submit));
 
@@ -220,13 +325,15 @@ function createForm(kinds, onCreated) {
     return Array.from(seatList.querySelectorAll('input.seat-name'));
   }
 
-  function names() {
-    return seatInputs().map((input, i) => input.value.trim() || input.placeholder || PLACEHOLDER_NAMES[i]);
-  }
-
-  /// Who plays each seat: '' for a person, else the server bot's level.
+  /// Who plays each seat: '' for a person, 'open' for an open seat, else the server bot's level.
   function playedBy() {
     return Array.from(seatList.querySelectorAll('select.seat-bot')).map((select) => select.value);
+  }
+
+  /// Each seat's name; null for an open seat.
+  function names() {
+    const by = playedBy();
+    return seatInputs().map((input, i) => (by[i] === 'open' ? null : input.value.trim() || PLACEHOLDER_NAMES[i] || `Player ${i + 1}`));
   }
 
   function addSeatInput() {
@@ -239,9 +346,16 @@ function createForm(kinds, onCreated) {
     input.addEventListener('input', syncFirstSeat);
     const bot = el('select', { class: 'seat-bot', id: `seat-bot-${i}`, 'aria-label': `Who plays seat ${i + 1}` },
       el('option', { value: '' }, 'a person'),
+      el('option', { value: 'open' }, 'open: someone joins'),
       el('option', { value: 'random' }, 'the computer (random)'),
       el('option', { value: 'greedy' }, 'the computer (greedy)'),
       el('option', { value: 'strong' }, 'the computer (strong)'));
+    bot.addEventListener('change', () => {
+      const open = bot.value === 'open';
+      input.disabled = open;
+      input.placeholder = open ? 'open seat' : PLACEHOLDER_NAMES[i] || `Player ${i + 1}`;
+      syncFirstSeat();
+    });
     seatList.append(el('li', {}, el('label', { for: id, class: 'visually-hidden' }, `Player ${i + 1}`), input, ' ', bot));
   }
 
@@ -264,8 +378,11 @@ function createForm(kinds, onCreated) {
   function syncFirstSeat() {
     const keep = firstSeat.value;
     firstSeat.replaceChildren(el('option', { value: '' }, 'Drawn at random'),
-      ...names().map((n, i) => el('option', { value: String(i) }, n)));
+      ...names().map((n, i) => el('option', { value: String(i) }, n ?? `Seat ${i + 1} (open)`)));
     firstSeat.value = Number(keep) < names().length ? keep : '';
+    const open = names().includes(null);
+    publicBox.disabled = !open;
+    if (!open) publicBox.checked = false;
   }
 
   function syncOptions() {
@@ -339,7 +456,8 @@ function createForm(kinds, onCreated) {
     ev.preventDefault();
     const info = kindInfo();
     const players = names();
-    if (new Set(players).size !== players.length) {
+    const named = players.filter((n) => n != null);
+    if (new Set(named).size !== named.length) {
       showProblem({ detail: 'Each player needs a different name.' });
       return;
     }
@@ -357,14 +475,18 @@ function createForm(kinds, onCreated) {
     }
     if (info.kind === 'battle13') options.target_crowns = Number(target.value);
     const bots = playedBy();
-    const body = { kind: info.kind, players: players.map((name, i) => (bots[i] ? { name, bot: { level: bots[i] } } : name)) };
+    const body = {
+      kind: info.kind,
+      players: players.map((name, i) => (name == null ? null : bots[i] ? { name, bot: { level: bots[i] } } : name)),
+    };
     if (Object.keys(options).length) body.options = options;
+    if (publicBox.checked && !publicBox.disabled) body.public = true;
     submit.disabled = true;
     submit.textContent = 'Creating…';
     showProblem(null);
     try {
       const game = await api.createGame(body);
-      showCreated(created, game, kinds);
+      showCreated(created, game, kinds, onCreated);
       created.hidden = false;
       created.focus();
       onCreated();
@@ -391,34 +513,59 @@ function enumOf(schema) {
   return null;
 }
 
-/** The seat links (each opens that seat; the token stays in the fragment) and the watch link. */
-function showCreated(box, game, kinds) {
+/** The seat links (each opens that seat; the token stays in the fragment), the join links of open seats and the watch link. */
+function showCreated(box, game, kinds, onChanged) {
   const origin = location.origin;
-  const items = game.seats.map((s) => {
-    const href = `${gamePath(game.id, 'play')}#token=${encodeURIComponent(s.token)}`;
-    const url = origin + href;
-    return el('li', { class: 'seat-row' },
-      el('span', { class: 'seat-who' }, s.name),
-      el('a', {
-        href, class: 'seat-link', dataset: { seat: String(s.seat) }, target: '_blank', rel: 'noopener noreferrer',
-        'aria-label': `Seat link for ${s.name} (opens in a new tab)`,
-      }, `Play as ${s.name}`),
-      copyButton(url, `Copy ${s.name}'s link`),
-      el('input', { type: 'text', readonly: true, class: 'link-text mono', value: url, 'aria-label': `${s.name}'s seat link`, onfocus: (ev) => ev.target.select() }));
+  const id = game.id;
+  storeAdmin(id, game.admin_token);
+  const seatUrl = (s) => `${origin}${gamePath(id, 'play')}#token=${encodeURIComponent(s.token)}`;
+  const linkRow = (who, href, cls, seat, text, label) => el('li', { class: 'seat-row' },
+    el('span', { class: 'seat-who' }, who),
+    el('a', { href, class: cls, dataset: { seat: String(seat) }, target: '_blank', rel: 'noopener noreferrer', 'aria-label': `${label} (opens in a new tab)` }, text),
+    copyButton(href, `Copy ${label}`),
+    el('input', { type: 'text', readonly: true, class: 'link-text mono', value: href, 'aria-label': label, onfocus: (ev) => ev.target.select() }));
+  const items = game.seats.map((s) => linkRow(s.name, seatUrl(s), 'seat-link', s.seat, `Play as ${s.name}`, `${s.name}'s seat link`));
+  const invites = (game.invitations || []).filter((inv) => inv.open);
+  const joins = invites.map((inv) => linkRow(`Seat ${inv.seat + 1}`, origin + inv.link, 'join-link', inv.seat, `Join link for seat ${inv.seat + 1}`, `the join link of seat ${inv.seat + 1}`));
+  const open = openSeats(game.status).length;
+  const allLinks = [
+    ...game.seats.map((s) => `${s.name}: ${seatUrl(s)}`),
+    ...invites.map((inv) => `Seat ${inv.seat + 1} (join): ${origin}${inv.link}`),
+  ].join('\n');
+  const who = listJoin([...game.seats.map((s) => s.name), open ? `${nPlayers(open).replace('player', 'open seat')}` : null]);
+  const cancel = el('button', { type: 'button', id: 'cancel-created', class: 'btn btn-quiet' }, 'Cancel the game');
+  const cancelNote = el('span', { class: 'small', role: 'status' });
+  cancel.addEventListener('click', async () => {
+    if (cancel.dataset.confirm !== 'yes') {
+      cancel.dataset.confirm = 'yes';
+      cancel.textContent = 'Really cancel it? Click again';
+      return;
+    }
+    cancel.disabled = true;
+    try {
+      await api.seatAction(id, 'cancel', storedAdmin(id));
+      forgetAdmin(id);
+      cancelNote.textContent = 'The game is cancelled: its links open nothing now.';
+      cancel.remove();
+      onChanged();
+    } catch (err) {
+      cancel.disabled = false;
+      cancelNote.textContent = problemText(seatProblem(err.problem || { detail: String(err) }));
+    }
   });
-  const watch = gamePath(game.id, 'watch');
-  const allLinks = game.seats
-    .map((s) => `${s.name}: ${origin}${gamePath(game.id, 'play')}#token=${encodeURIComponent(s.token)}`)
-    .join('\n');
-  box.replaceChildren(
-    el('h3', {}, `${kindName(game.kind, kinds)} for ${listJoin(game.seats.map((s) => s.name))} is ready`),
+  box.replaceChildren(...[
+    el('h3', {}, `${kindName(game.kind, kinds)} for ${who} ${open ? 'is waiting for players' : 'is ready'}`),
     el('p', { class: 'small' }, 'Hand each player their own link. A link is the key to its seat: whoever opens it plays that seat, and it is shown only here, once. Opening one in this tab would make this tab that seat, so the links open in new tabs.'),
-    el('ul', { class: 'seat-links' }, ...items),
+    items.length ? el('ul', { class: 'seat-links' }, ...items) : null,
+    open ? el('p', { class: 'small' }, `Open seats: send each join link to one person. The game starts once every seat is taken${game.public ? '; as a public game it is also listed under “Open games”' : ''}.`) : null,
+    joins.length ? el('ul', { class: 'seat-links', id: 'join-links' }, ...joins) : null,
     el('p', { class: 'row gap wrap' },
-      copyButton(allLinks, 'Copy all seat links'),
-      el('a', { id: 'watch-link', class: 'btn', href: watch }, 'Watch the game'),
-      el('a', { class: 'btn btn-quiet', href: gamePath(game.id, 'audit') }, 'Audit'),
-      el('span', { class: 'muted tiny mono' }, `Seed commitment ${game.seed_commitment.slice(0, 16)}…`)));
+      copyButton(allLinks, 'Copy all links'),
+      el('a', { id: 'watch-link', class: 'btn', href: gamePath(id, 'watch') }, 'Watch the game'),
+      el('a', { class: 'btn btn-quiet', href: gamePath(id, 'audit') }, 'Audit'),
+      open ? cancel : null, cancelNote,
+      el('span', { class: 'muted tiny mono' }, `Seed commitment ${game.seed_commitment.slice(0, 16)}…`)),
+  ].filter(Boolean));
 }
 
 function copyButton(text, label) {

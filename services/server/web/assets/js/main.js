@@ -6,6 +6,7 @@ const PAGES = {
   watch: () => import('./game.js'),
   replay: () => import('./replay.js'),
   audit: () => import('./audit.js'),
+  join: () => import('./join.js'),
 };
 
 const NAV = [
@@ -16,7 +17,7 @@ const NAV = [
 
 function route(pathname) {
   if (pathname === '/' || pathname === '/index.html') return { page: 'lobby' };
-  const m = /^\/games\/([^/]+)\/(play|watch|replay|audit)\/?$/.exec(pathname);
+  const m = /^\/games\/([^/]+)\/(play|watch|replay|audit|join)\/?$/.exec(pathname);
   if (m) return { page: m[2], id: decodeURIComponent(m[1]) };
   return { page: 'missing' };
 }

@@ -1,7 +1,9 @@
 // Replay: a timeline over every version, frames from GET /v1/games/{id}/replay?at=N.
 import { api, ApiError, follow, storedToken } from './api.js';
 import { drawBoard, loadBoard } from './game.js';
-import { el, errorPanel, gamePath, kindName, listJoin, scoreLine, seatName, statusText } from './words.js';
+import {
+  el, endedByForfeit, errorPanel, gamePath, isOver, kindName, listJoin, scoreLine, seatLabel, seatName, statusText,
+} from './words.js';
 
 const MAX_CACHED = 400;
 
@@ -18,7 +20,7 @@ export async function show(app, { id }) {
     latest: spectatorInfo.latest_version ?? spectatorInfo.version,
     perspective: token ? 'seat' : 'spectator',
     steps: [],
-    finished: spectatorInfo.status.state === 'finished',
+    finished: isOver(spectatorInfo.status),
   };
   const frames = new Map();
 
@@ -65,7 +67,7 @@ export async function show(app, { id }) {
   app.replaceChildren(
     el('div', { class: 'game-head' },
       el('div', {},
-        el('h1', { class: 'game-title' }, `Replay: ${kindName(kind)}, ${listJoin(seats.map((s) => s.name))}`),
+        el('h1', { class: 'game-title' }, `Replay: ${kindName(kind)}, ${listJoin(seats.map(seatLabel))}`),
         el('p', { class: 'muted small' }, el('a', { href: gamePath(id, 'watch') }, 'Current state'), ' · ', el('a', { href: gamePath(id, 'audit') }, 'Audit'))),
       statusBox),
     el('div', { class: 'panel replay-controls', role: 'group', 'aria-label': 'Timeline' },
@@ -212,7 +214,7 @@ export async function show(app, { id }) {
     statusBox.dataset.state = game.status.state;
     const mine = game.viewer_seat != null && game.status.state === 'in_progress' && (game.status.to_move || []).includes(game.viewer_seat);
     statusTextEl.textContent = `Version ${game.version}: ${statusText(game, { viewer: null })}${mine ? ' (you)' : ''}`;
-    scores.textContent = game.status.state === 'finished' ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
+    scores.textContent = game.status.state === 'finished' && !endedByForfeit(game.status) ? `Final scores: ${scoreLine(game.status.result, game.seats)}` : '';
     const seatLabel = game.viewer_seat != null && token ? `${seatName(game.seats, game.viewer_seat)} (your seat)` : null;
     if (seatLabel && seatLabel !== labelled) {
       labelled = seatLabel;
@@ -300,7 +302,7 @@ export async function show(app, { id }) {
         // Every frame names the game's latest version: those cached are stale now.
         frames.clear();
         settled.clear();
-        if (update.status && update.status.state === 'finished') {
+        if (update.status && isOver(update.status)) {
           // Once it is over everyone sees everything: earlier frames and
           // steps fetched while it ran showed less, so fetch them afresh.
           state.finished = true;

@@ -19,8 +19,24 @@ export function listJoin(items, last = 'and') {
 
 export function seatName(seats, seat) {
   const found = seats && seats.find((s) => s.seat === seat);
-  return found ? found.name : `Seat ${Number(seat) + 1}`;
+  return found && found.name != null ? found.name : `Seat ${Number(seat) + 1}`;
 }
+
+/** A seat as a list shows it: "Ann", "Rob (strong bot)", "open seat". */
+export function seatLabel(s) {
+  if (s.name == null) return 'open seat';
+  if (s.resigned) return `${s.name} (resigned${s.bot ? `; a ${s.bot.level} bot plays` : ''})`;
+  return s.bot ? `${s.name} (${s.bot.level} bot)` : s.name;
+}
+
+/** The open seats of a waiting game. */
+export const openSeats = (status) => (status && status.state === 'waiting' && status.open_seats) || [];
+
+/** "1 player", "2 players". */
+export const players = (n) => `${n} player${n === 1 ? '' : 's'}`;
+
+/** Finished or cancelled: nothing more happens. */
+export const isOver = (status) => !!status && (status.state === 'finished' || status.state === 'cancelled');
 
 export function points(n, kind) {
   const [one, many] = SCORE_UNITS[kind] || ['point', 'points'];
@@ -35,7 +51,9 @@ export function statusText(game, { viewer } = {}) {
   const { status, seats, kind } = game;
   const me = viewer === undefined ? game.viewer_seat : viewer;
   if (!status) return '';
-  if (status.state === 'finished') return resultText(status.result, seats, kind);
+  if (status.state === 'finished') return resultText(status.result, seats, kind, status.forfeits);
+  if (status.state === 'cancelled') return 'Cancelled before it started';
+  if (status.state === 'waiting') return `Waiting for ${players(openSeats(status).length)}`;
   const toMove = status.to_move || [];
   if (toMove.length === 0) return 'Waiting';
   const names = toMove.map((s) => (s === me ? 'you' : seatName(seats, s)));
@@ -46,8 +64,13 @@ export function statusText(game, { viewer } = {}) {
   return `Waiting for ${listJoin(names)}`;
 }
 
-/** "Bob won with 34 points", "Ann and Bob won with 30 points", and the rest. */
-export function resultText(result, seats, kind) {
+/** "Bob won with 34 points", "Ann and Bob won with 30 points", "Ann resigned. Bob won", and the rest. */
+export function resultText(result, seats, kind, forfeits) {
+  const gaveUp = (forfeits || []).map((f) => `${seatName(seats, f.seat)} ${f.reason === 'timed_out' ? 'ran out of time' : 'resigned'}`);
+  if (gaveUp.length) {
+    const ended = endedByForfeit({ result, forfeits });
+    return `${listJoin(gaveUp)}. ${resultText(ended ? { winners: result.winners } : result, seats, kind)}`;
+  }
   if (!result) return 'The game is over';
   const scores = result.scores || [];
   const winners = result.winners || [];
@@ -58,6 +81,11 @@ export function resultText(result, seats, kind) {
   if (best == null || !same) return `${listJoin(names)} won`;
   if (winners.length > 1 && winners.length === seats.length) return `A draw: everyone has ${points(best, kind)}`;
   return `${listJoin(names)} won with ${points(best, kind)}`;
+}
+
+/** A forfeit (resigned, out of time) ended the game: the scores (all 0) say nothing. */
+export function endedByForfeit(status) {
+  return !!(status.forfeits && status.forfeits.length && status.result && (status.result.scores || []).every((n) => !n));
 }
 
 /** Everyone's score, best first: "Bob 34 · Ann 31". */
@@ -72,7 +100,25 @@ export function scoreLine(result, seats) {
 }
 
 export function stateWord(status) {
-  return status && status.state === 'finished' ? 'Finished' : 'In progress';
+  return { finished: 'Finished', cancelled: 'Cancelled', waiting: 'Waiting' }[status && status.state] || 'In progress';
+}
+
+/** What a refusal about seats means, in words. */
+export const SEAT_CODES = {
+  seat_taken: 'That seat is already taken: someone joined it first, or this invitation was already used.',
+  game_started: 'The game has already started: every seat is taken.',
+  game_cancelled: 'The game was cancelled by its creator.',
+  game_finished: 'The game is over.',
+  game_waiting: 'The game has not started yet: seats are still open.',
+  seat_resigned: 'You resigned from this game.',
+  unauthorized: 'This link opens no seat of this game: it is wrong, incomplete or no longer valid.',
+};
+
+/** A seat refusal with its meaning in words before the server's detail. */
+export function seatProblem(p) {
+  let words = SEAT_CODES[p.code];
+  if (p.code === 'invalid_input' && p.field === 'name') words = 'Choose a name of 1 to 40 characters.';
+  return words ? { ...p, detail: `${words} (${p.detail || p.code})` } : p;
 }
 
 /** Words for a move when no board module describes it. */
