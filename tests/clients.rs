@@ -342,6 +342,23 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         json!({"handed": {"version": 1, "seat": 1, "level": 1, "think_ms": 5000}, "back": {"version": 2, "bot": null}, "seats_with_bots": 0})
     );
 
+    // Seats and clocks: joined by invitation, a clock running once the
+    // duel started, a reissued token, a resignation ending the duel; a
+    // public game joined, left, a bot seated by the admin, then cancelled.
+    assert_eq!(
+        s["seats"],
+        json!({
+            "waiting": "waiting", "invitations": 2,
+            "joined": {"seat": 1, "version": 1, "state": "inProgress"},
+            "clock": 600000, "deadline": true,
+            "reissued": {"seat": 0, "version": 2},
+            "resigned": {"state": "finished", "winners": [1], "forfeits": [[0, 1]]},
+            "public_join": {"seat": 0, "state": "waiting"},
+            "left": "waiting", "botted": [0, 1], "cancelled": "cancelled",
+        }),
+        "forfeit reason 1 is FORFEIT_REASON_RESIGNED"
+    );
+
     // Refusals: the gRPC code, and our ErrorInfo (reason, domain, metadata) read by the client.
     let expected = [
         ("getGame", "an unknown game", "NotFound", "not_found", json!({})),
@@ -354,6 +371,8 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         ("submitMove", "a move after the end", "FailedPrecondition", "game_finished", json!({})),
         ("setAutopilot", "a bot of no level", "InvalidArgument", "invalid_input", json!({"field": "bot.level"})),
         ("setAutopilot", "a hand-over after the end", "FailedPrecondition", "game_finished", json!({})),
+        ("joinGame", "an invitation used after the start", "FailedPrecondition", "game_started", json!({})),
+        ("resign", "a token replaced", "Unauthenticated", "unauthorized", json!({})),
         ("importGame", "a tampered export", "InvalidArgument", "invalid_export", json!({"line": "7", "seq": "5"})),
         ("importGame", "the same game twice", "AlreadyExists", "game_exists", json!({})),
     ];

@@ -286,6 +286,46 @@ summary.autopilot = {
   seats_with_bots: otherState.seats.filter((s) => s.bot).length,
 };
 
+// Seats and clocks: a duel with seat 1 open and a clock, joined by
+// invitation; the admin gives seat 0 a new token, and seat 0 resigns (the
+// duel ends). A public game: a player joins and leaves, a bot takes a seat
+// for the admin, and the admin cancels it.
+const duel = await call(
+  'createGame',
+  { kind: 'cardinal', players: ['Eve', ''], openSeats: [1], clock: { moveMs: 600000n, onTimeout: 1 } },
+  spectator,
+);
+const duelWaiting = (await call('getGame', { id: duel.id }, spectator)).status.state.case;
+const invitation = duel.invitations.find((i) => i.seat === 1).code;
+const fay = await call('joinGame', { id: duel.id, name: 'Fay', invitation }, spectator);
+errors.push(await refused('joinGame', 'an invitation used after the start', call('joinGame', { id: duel.id, name: 'Gus', invitation }, spectator)));
+const duelStarted = await call('getGame', { id: duel.id }, spectator);
+const reissued = await call('reissueToken', { id: duel.id, seat: 0 }, as(duel.adminToken));
+errors.push(await refused('resign', 'a token replaced', call('resign', { id: duel.id }, as(duel.seats[0].token))));
+const resigned = await call('resign', { id: duel.id }, as(reissued.token));
+const lobby = await call('createGame', { kind: 'cardinal', players: ['', '', ''], openSeats: [0, 1, 2], public: true }, spectator);
+const hal = await call('joinGame', { id: lobby.id, name: 'Hal' }, spectator);
+const left = await call('leaveGame', { id: lobby.id }, as(hal.token));
+const botted = await call('setSeatBot', { id: lobby.id, seat: 2, bot: { level: 1 }, name: 'Robo' }, as(lobby.adminToken));
+const cancelled = await call('cancelGame', { id: lobby.id }, as(lobby.adminToken));
+summary.seats = {
+  waiting: duelWaiting,
+  invitations: duel.invitations.length,
+  joined: { seat: fay.seat, version: Number(fay.version), state: fay.status.state.case },
+  clock: Number(duelStarted.clock?.moveMs ?? 0),
+  deadline: typeof duelStarted.status.state.value.clock?.seats?.find((s) => s.deadline)?.deadline === 'string',
+  reissued: { seat: reissued.seat, version: Number(reissued.version) },
+  resigned: {
+    state: resigned.status.state.case,
+    winners: resigned.status.state.value.winners,
+    forfeits: resigned.status.state.value.forfeits.map((f) => [f.seat, f.reason]),
+  },
+  public_join: { seat: hal.seat, state: hal.status.state.case },
+  left: left.status.state.case,
+  botted: botted.status.state.value.openSeats ?? null,
+  cancelled: cancelled.status.state.case,
+};
+
 summary.watch = { live: await live };
 summary.watch.live.in_order = inOrder(summary.watch.live.seqs, 0, version);
 // After the end: from record 3, everything is sent and the stream ends.
