@@ -78,8 +78,10 @@ const SUMMARIES_TREE: &str = "summaries";
 
 /// How long `open` waits for sled's file lock, which a store closed an
 /// instant ago in this process may still hold while sled's background I/O
-/// threads let go of the file.
-const LOCK_WAIT: Duration = Duration::from_secs(3);
+/// threads (and a blocking read still in flight) let go of the file. On a
+/// loaded machine that has been seen to take more than 3 s; another
+/// process holding the directory is still refused, after this wait.
+const LOCK_WAIT: Duration = Duration::from_secs(10);
 
 /// Above this many cached stream states the writer forgets the settled ones
 /// (they are re-read from the last key on next use).
