@@ -856,3 +856,57 @@ async fn a_public_game_is_joined_from_open_games_and_a_waiting_one_is_cancelled_
     page.close().await;
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_play_page_counts_a_seats_clock_down_and_shows_the_bot_move_its_timeout_makes() {
+    let Some(driver) = chromium::Driver::start("clock").await else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let body = json!({
+        "kind": "cardinal", "players": ["Ann", "Bob"], "options": {"first_seat": 0},
+        "clock": {"move_ms": 3000, "on_timeout": "bot"},
+    });
+    let created = rest.post("/v1/games", None, &body).await;
+    assert_eq!(created.status, 201, "{:?}", created.body);
+    let id = created.body["id"].as_str().unwrap();
+    let ann = created.body["seats"][0]["token"].as_str().unwrap();
+    let start = rest.get(&format!("/v1/games/{id}"), None).await.body;
+    assert_eq!(start["clock"], json!({"move_ms": 3000, "bank_ms": null, "increment_ms": 0, "on_timeout": "bot"}));
+
+    let page = driver.open("ann", &server.base).await;
+    page.goto(&format!("/games/{id}/play#token={ann}")).await;
+    page.wait_text("#clocks", "3 s per move, a bot moves on timeout").await;
+    // The running clock: its seat, the version it belongs to, the seconds it shows, and whether it is highlighted.
+    let read = "const c = document.querySelector('#clocks .clock-run'); const t = c && c.lastChild.textContent;
+                return t && /^\\d+:\\d\\d$/.test(t) ? [Number(c.dataset.seat), document.querySelector('#status').dataset.version,
+                  Number(t.split(':')[0]) * 60 + Number(t.split(':')[1]), c.classList.contains('clock-low')] : null;";
+    let mut counted = false;
+    // Each turn lasts 3 s: a turn that ends between the two readings is skipped, for at most a few turns.
+    for _ in 0..4 {
+        let first = page.wait("the running clock", read, vec![]).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+        let second = page.wait("the running clock", read, vec![]).await;
+        assert_eq!(first[3], json!(true), "under 10 s, the clock is highlighted: {first}");
+        if (&first[0], &first[1]) == (&second[0], &second[1]) {
+            assert!(second[2].as_u64() < first[2].as_u64(), "the clock counts down: {first} then {second}");
+            counted = true;
+            break;
+        }
+    }
+    assert!(counted, "the clock never ran through two readings");
+    page.shot("clock").await;
+
+    // Seat 0's time runs out: the server's greedy bot moves for it, and the page shows the step.
+    let step = page.wait_text("#recent", "Ann's time ran out").await;
+    assert!(step.contains("bot makes the move"), "the step says a bot moved: {step}");
+    page.wait(
+        "a later version than the start's",
+        "return Number(document.querySelector('#status').dataset.version) > arguments[0];",
+        vec![start["version"].clone()],
+    )
+    .await;
+    page.shot("timed-out").await;
+    page.close().await;
+    server.stop().await;
+}

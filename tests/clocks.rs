@@ -87,16 +87,7 @@ async fn create_clocked(rest: &Rest, clock: Value) -> Value {
 
 /// Polls the game (as a spectator) until `done` holds of its state; the state.
 async fn wait_for(rest: &Rest, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let answer = rest.get(&format!("/v1/games/{id}"), None).await;
-        assert_eq!(answer.status, 200, "{answer:?}");
-        if done(&answer.body) {
-            return answer.body;
-        }
-        assert!(Instant::now() < deadline, "game {id}: still not {what} after {PATIENCE:?}; now {}", answer.body["status"]);
-        tokio::time::sleep(POLL).await;
-    }
+    rest.wait_for(id, what, PATIENCE, done).await
 }
 
 /// Polls the game's log until `done` holds of it; the log.

@@ -19,6 +19,8 @@ mod cardinal_grpc;
 mod cardinal_rest;
 #[path = "clients.rs"]
 mod clients;
+#[path = "clocks.rs"]
+mod clocks;
 #[path = "errors.rs"]
 mod errors;
 #[path = "hidden.rs"]

@@ -6,7 +6,7 @@
 //! every log verifying.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ludo_blackbox::{Answer, Rest, TestServer, authed, chooser, engine_replay};
 use ludo_proto::v1 as pb;
@@ -15,8 +15,6 @@ use tonic_types::StatusExt;
 
 /// How long any one wait of these tests may last before it fails.
 const PATIENCE: Duration = Duration::from_secs(60);
-/// How often a wait looks again.
-const POLL: Duration = Duration::from_millis(50);
 
 /// A seat's player: the client it plays from and the seat's token.
 struct Player {
@@ -96,15 +94,7 @@ async fn state(rest: &Rest, id: &str) -> Value {
 
 /// Polls the game (as a spectator) until `done` holds of its state; the state.
 async fn wait_for(rest: &Rest, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let now = state(rest, id).await;
-        if done(&now) {
-            return now;
-        }
-        assert!(Instant::now() < deadline, "game {id}: still not {what} after {PATIENCE:?}; now {}", now["status"]);
-        tokio::time::sleep(POLL).await;
-    }
+    rest.wait_for(id, what, PATIENCE, done).await
 }
 
 /// Asserts `answer` is the problem `status` / `code`.

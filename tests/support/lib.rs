@@ -356,6 +356,21 @@ impl Rest {
         played
     }
 
+    /// Polls game `id` (as a spectator) until `done` holds of its state,
+    /// for at most `patience` (then fails, saying it was not yet `what`); the state.
+    pub async fn wait_for(&self, id: &str, what: &str, patience: std::time::Duration, done: impl Fn(&Value) -> bool) -> Value {
+        let deadline = std::time::Instant::now() + patience;
+        loop {
+            let answer = self.get(&format!("/v1/games/{id}"), None).await;
+            assert_eq!(answer.status, 200, "{answer:?}");
+            if done(&answer.body) {
+                return answer.body;
+            }
+            assert!(std::time::Instant::now() < deadline, "game {id}: still not {what} after {patience:?}; now {}", answer.body["status"]);
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+
     /// Every record of a game's log as `token` sees it.
     pub async fn events(&self, id: &str, token: Option<&str>) -> Vec<Value> {
         let mut events = Vec::new();
