@@ -570,3 +570,29 @@ async fn a_move_limit_over_grpc_ends_a_two_player_game_when_the_clock_says_lose(
     drop(grpc);
     server.stop().await;
 }
+
+/// A game whose summary is gone (a crash lost it, or the store predates
+/// summaries) still has its deadline fired after a restart: the start's
+/// sweep describes it from its log (and writes its summary back).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_of_a_game_without_a_summary_fires_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = create_clocked(&rest, json!({"move_ms": 1500})).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    server.stop().await;
+    ludo_blackbox::tamper::forget_summaries(dir.path(), &[id.as_str()]);
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let waited = Instant::now() + PATIENCE;
+    // Only the metrics are read while waiting: any read of the game would
+    // load it (and set its timer) itself; here nothing but the sweep may.
+    while timeouts_written(&rest).await == 0 {
+        assert!(Instant::now() < waited, "the deadline of a game without a summary did not fire");
+        tokio::time::sleep(POLL).await;
+    }
+    let events = rest.events(&id, None).await;
+    assert_timeout(&events[1], 0, false);
+    server.stop().await;
+}

@@ -167,7 +167,16 @@ impl GameService {
             let exhausted = page.len() < SWEEP_PAGE;
             for listed in page {
                 after = Some(listed.stream);
-                let summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
+                let mut summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
+                if summary.is_none() {
+                    // A game whose summary a crash lost (or that predates
+                    // them) is described from its log, and the summary
+                    // written back for the next sweep.
+                    match self.described(listed.stream).await {
+                        Ok(described) => summary = Some(described),
+                        Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game without a summary does not load"),
+                    }
+                }
                 let bot_due = summary.as_ref().is_some_and(StoredSummary::bot_to_move)
                     && !self.bots.running.lock().expect("bots lock").contains_key(&listed.stream);
                 let clock_runs = summary.as_ref().is_some_and(|s| s.deadline_ms.is_some());
@@ -177,7 +186,7 @@ impl GameService {
                             woken += 1;
                             self.wake(listed.stream, &slot.current());
                         }
-                        Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game with a bot to move does not load"),
+                        Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game with a bot or a clock due does not load"),
                     }
                 }
             }

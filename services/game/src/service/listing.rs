@@ -194,7 +194,7 @@ impl GameService {
 
     /// Describes a game from its state and writes the summary back, so the
     /// next listing finds it.
-    async fn described(&self, stream: StreamId) -> Result<StoredSummary, ServiceError> {
+    pub(super) async fn described(&self, stream: StreamId) -> Result<StoredSummary, ServiceError> {
         let slot = self.slot_of(stream).await?;
         let current = slot.current();
         let last = self.records(&slot, current.version, Some(current.version + 1)).await?;
