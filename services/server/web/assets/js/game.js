@@ -1,7 +1,7 @@
 // Play (as a seat, token from the link's fragment) and watch (as a spectator), live.
 import { api, ApiError, follow, forgetAdmin, forgetToken, storedAdmin, storedToken, storeToken } from './api.js';
 import {
-  el, endedByForfeit, errorPanel, gamePath, genericMove, isOver, kindName, listJoin, openSeats, players, problemMeta,
+  clockTime, clockWords, el, endedByForfeit, errorPanel, gamePath, genericMove, isOver, kindName, listJoin, openSeats, players, problemMeta,
   problemText, resultText, scoreLine, seatLabel, seatName, seatProblem, statusText,
 } from './words.js';
 
@@ -89,6 +89,8 @@ export async function show(app, { id, page }) {
     id: 'status', class: 'status', role: 'status', 'aria-live': 'polite', 'aria-atomic': 'true', 'data-live': 'off',
   }, statusText_);
   const scores = el('p', { class: 'scores small', id: 'scores' });
+  // Clocks: `.clock[data-seat]` per seat (running: `.clock-run`), then the control in words.
+  const clocks = el('p', { class: 'clocks small', id: 'clocks', hidden: true });
   const board = el('div', { id: 'board', class: 'board', role: 'region', 'aria-label': 'Board' });
   const problem = el('div', { id: 'problem', class: 'problem', role: 'alert', 'aria-live': 'assertive' });
   const connection = el('div', { id: 'connection', class: 'connection', 'aria-live': 'polite' });
@@ -242,6 +244,7 @@ export async function show(app, { id, page }) {
     el('div', { class: 'game-head' }, el('div', {}, title, subtitle), statusBox),
     connection,
     scores,
+    clocks,
     el('div', { class: 'game-layout' }, el('div', { class: 'board-wrap' }, board), side),
     raw);
 
@@ -287,12 +290,14 @@ export async function show(app, { id, page }) {
       await refresh();
     } catch (err) {
       const p = err instanceof ApiError ? err.problem : { detail: String(err), code: 'error' };
-      if (p.code === 'version_conflict') {
+      if (p.code === 'time_up') {
+        showProblem({ ...p, detail: `Your time ran out before this move arrived, so it does not count: ${game.clock && game.clock.on_timeout === 'lose' ? 'your seat lost on time' : 'a bot makes the move for you'}.` });
+      } else if (p.code === 'version_conflict') {
         showProblem({ ...p, detail: 'The game had moved on before your move arrived; the view is up to date now, so choose again.' }, { info: true });
       } else {
         showProblem(p);
       }
-      if (['version_conflict', 'not_your_turn', 'game_finished', 'rule_violation'].includes(p.code)) await refresh();
+      if (['time_up', 'version_conflict', 'not_your_turn', 'game_finished', 'rule_violation'].includes(p.code)) await refresh();
     } finally {
       busy = false;
       setBusy(false);
@@ -349,12 +354,30 @@ export async function show(app, { id, page }) {
       movesHint.textContent = `${legal.length} legal move${legal.length === 1 ? '' : 's'}. Act on the board, or pick one here.`;
     }
     movesTitle.textContent = finished ? 'Result' : playing ? 'Your moves' : 'Moves';
+    ticking = (game.status.clock || {}).seats || [];
+    clocks.hidden = !game.clock;
+    clocks.replaceChildren(...ticking.map((c) => el('span', { class: c.deadline ? 'clock clock-run' : 'clock', dataset: { seat: String(c.seat) } },
+      `${seatName(game.seats, c.seat)} `, el('b', {}))), game.clock ? clockWords(game.clock) : '');
+    tick();
     drawAutopilot();
     drawTable();
     movesFilter.hidden = legal.length <= 12;
     applyFilter();
     rawPre.textContent = text;
   }
+
+  /** The running clock shows its deadline − now, the others their banks. */
+  function tick() {
+    for (const [i, c] of ticking.entries()) {
+      const left = c.deadline ? Date.parse(c.deadline) - Date.now() : c.bank_ms;
+      const span = clocks.children[i];
+      span.hidden = left == null;
+      span.classList.toggle('clock-low', left < 1e4);
+      span.lastChild.textContent = clockTime(left);
+    }
+  }
+  let ticking = [];
+  setInterval(tick, 250);
 
   function applyFilter() {
     const q = movesFilter.value.trim().toLowerCase();

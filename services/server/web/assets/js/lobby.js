@@ -293,6 +293,14 @@ function createForm(kinds, onCreated) {
   const publicRow = el('div', { class: 'field check-field' }, publicBox,
     el('label', { for: 'opt-public' }, 'Public (anyone may join from the lobby)'),
     el('p', { class: 'muted small', id: 'opt-public-hint' }, 'Needs an open seat. Otherwise only those you send a join link can take an open seat.'));
+  // The time control: an empty field is no limit; `clock` is sent only with one.
+  const clockIn = (name, text, scale) => el('label', {}, text,
+    Object.assign(el('input', { type: 'number', id: `clock-${name.split('_')[0]}`, name, min: '0', step: 'any' }), { scale }));
+  const onTimeout = el('select', { id: 'clock-timeout' }, el('option', { value: 'bot' }, 'a bot moves'), el('option', { value: 'lose' }, 'the seat loses'));
+  const clockProblem = el('div', { id: 'clock-problem', role: 'alert' });
+  const clockRow = el('fieldset', { class: 'field clock-fields' }, el('legend', {}, 'Clock'),
+    clockIn('move_ms', 'per move (seconds)', 1e3), clockIn('bank_ms', 'bank (minutes)', 6e4), clockIn('increment_ms', 'increment (seconds)', 1e3),
+    el('label', {}, 'on timeout', onTimeout), clockProblem);
   const submit = el('button', { type: 'submit', id: 'create-submit', class: 'btn btn-primary' }, 'Create the game');
   const formProblem = el('div', { id: 'create-problem', role: 'alert', 'aria-live': 'assertive' });
   const created = el('section', { id: 'created', class: 'created', hidden: true, 'aria-live': 'polite', tabindex: '-1' });
@@ -313,7 +321,7 @@ function createForm(kinds, onCreated) {
       el('div', { class: 'row gap' }, addSeat, removeSeat),
       seatHint),
     el('div', { class: 'field' }, el('label', { for: 'first-seat' }, 'Who plays first'), firstSeat),
-    variantRow, boardRow, targetRow, publicRow,
+    variantRow, boardRow, targetRow, publicRow, clockRow,
     formProblem,
     el('div', { class: 'row' }, submit));
 
@@ -443,11 +451,14 @@ function createForm(kinds, onCreated) {
   });
 
   function showProblem(problem) {
-    formProblem.replaceChildren();
-    formProblem.removeAttribute('data-code');
+    const box = problem && /^clock/.test(problem.field) ? clockProblem : formProblem;
+    for (const b of [formProblem, clockProblem]) {
+      b.replaceChildren();
+      b.removeAttribute('data-code');
+    }
     if (!problem) return;
-    formProblem.dataset.code = problem.code || '';
-    formProblem.append(el('div', { class: 'notice notice-error' },
+    box.dataset.code = problem.code || '';
+    box.append(el('div', { class: 'notice notice-error' },
       el('p', {}, problemText(problem)),
       problemMeta(problem) ? el('p', { class: 'muted small' }, problemMeta(problem)) : null));
   }
@@ -481,6 +492,9 @@ function createForm(kinds, onCreated) {
     };
     if (Object.keys(options).length) body.options = options;
     if (publicBox.checked && !publicBox.disabled) body.public = true;
+    const clock = {};
+    for (const i of clockRow.querySelectorAll('input')) if (i.value !== '') clock[i.name] = Math.round(i.value * i.scale);
+    if (Object.keys(clock).length) body.clock = { ...clock, on_timeout: onTimeout.value };
     submit.disabled = true;
     submit.textContent = 'Creating…';
     showProblem(null);

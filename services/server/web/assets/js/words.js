@@ -88,6 +88,22 @@ export function endedByForfeit(status) {
   return !!(status.forfeits && status.forfeits.length && status.result && (status.result.scores || []).every((n) => !n));
 }
 
+/** A duration in words: "60 s", "5 min", "2 h". */
+const span = (ms) => (ms < 12e4 ? `${ms / 1e3} s` : ms % 36e5 ? `${+(ms / 6e4).toFixed(1)} min` : `${ms / 36e5} h`);
+
+/** A time control in words: "60 s per move, the seat loses on timeout". */
+export function clockWords(c) {
+  return `${listJoin([c.move_ms && `${span(c.move_ms)} per move`,
+    c.bank_ms && `${span(c.bank_ms)} each${c.increment_ms ? ` + ${span(c.increment_ms)} a move` : ''}`])}, ${c.on_timeout === 'lose' ? 'the seat loses' : 'a bot moves'} on timeout`;
+}
+
+/** Time left as a clock shows it: "0:05", "1:02:03"; never below 0. */
+export function clockTime(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1e3));
+  const mmss = `${Math.floor(s / 60) % 60}:${String(s % 60).padStart(2, '0')}`;
+  return s < 3600 ? mmss : `${Math.floor(s / 3600)}:${mmss.padStart(5, '0')}`;
+}
+
 /** Everyone's score, best first: "Bob 34 · Ann 31". */
 export function scoreLine(result, seats) {
   if (!result || !result.scores) return '';
