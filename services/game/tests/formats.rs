@@ -219,7 +219,14 @@ async fn created_bot_seats_are_recorded_in_game_created() {
     let service = GameService::new(store, Arc::new(SystemClock));
     let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Greedy, think_ms: Some(250) })];
     let game = service
-        .create(CreateGame { kind: "cardinal".into(), players: players.into_iter().map(Some).collect(), options: None, public: false, clock: None, webhook: None })
+        .create(CreateGame {
+            kind: "cardinal".into(),
+            players: players.into_iter().map(Some).collect(),
+            options: None,
+            public: false,
+            clock: None,
+            webhook: None,
+        })
         .await
         .unwrap();
     let id = game.id.parse().unwrap();

@@ -52,7 +52,14 @@ fn gid(game: &CreatedGame) -> GameId {
 async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
     let players: Vec<ludo_game::api::Player> = (0..players).map(|i| format!("P{i}").into()).collect();
     service
-        .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: Some(json!({})), public: false, clock: None, webhook: None })
+        .create(CreateGame {
+            kind: kind.into(),
+            players: players.into_iter().map(Some).collect(),
+            options: Some(json!({})),
+            public: false,
+            clock: None,
+            webhook: None,
+        })
         .await
         .expect("created")
 }
@@ -271,11 +278,8 @@ async fn one_expiry_gives_one_timeout_record_however_many_replicas_fire_it() {
     a.start_bots();
     b.start_bots();
     let players = ["Ann", "Bob", "Cy"].map(|name| Some(name.into())).to_vec();
-    let clock = ludo_game::clock::ClockRequest {
-        move_ms: Some(1_000),
-        on_timeout: Some(ludo_game::clock::OnTimeout::Lose),
-        ..Default::default()
-    };
+    let clock =
+        ludo_game::clock::ClockRequest { move_ms: Some(1_000), on_timeout: Some(ludo_game::clock::OnTimeout::Lose), ..Default::default() };
     let created = a
         .create(CreateGame { kind: "cardinal".into(), players, options: Some(json!({})), public: false, clock: Some(clock), webhook: None })
         .await

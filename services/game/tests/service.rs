@@ -27,8 +27,8 @@ async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
             players: players.iter().map(|&s| Some(s.into())).collect(),
             options: Some(json!({"first_seat": 0})),
             public: false,
-                    clock: None,
-                    webhook: None,
+            clock: None,
+            webhook: None,
         })
         .await
         .expect("created")
@@ -288,7 +288,14 @@ async fn pages_that_fill_up_in_the_last_batch_still_point_to_the_rest() {
         let players: Vec<ludo_game::api::Player> =
             if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(Into::into).to_vec() };
         let game = service
-            .create(CreateGame { kind: kind.into(), players: players.into_iter().map(Some).collect(), options: None, public: false, clock: None, webhook: None })
+            .create(CreateGame {
+                kind: kind.into(),
+                players: players.into_iter().map(Some).collect(),
+                options: None,
+                public: false,
+                clock: None,
+                webhook: None,
+            })
             .await
             .unwrap();
         if kind == "cardinal" {

@@ -187,8 +187,8 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
                 players: names.into_iter().map(Some).collect(),
                 options: None,
                 public: false,
-                    clock: None,
-                    webhook: None,
+                clock: None,
+                webhook: None,
             })
             .await
             .map_err(|e| e.to_string())?;
