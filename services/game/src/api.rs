@@ -67,6 +67,28 @@ pub struct CreateGame {
     pub webhook: Option<String>,
 }
 
+impl CreateGame {
+    /// A game of `kind` whose seats are all taken by `players` (names, or
+    /// bot seats), on the kind's default options, with no clock or webhook.
+    pub fn new(kind: impl Into<String>, players: impl IntoIterator<Item = impl Into<Player>>) -> CreateGame {
+        CreateGame {
+            kind: kind.into(),
+            players: players.into_iter().map(|player| Some(player.into())).collect(),
+            options: None,
+            public: false,
+            clock: None,
+            webhook: None,
+        }
+    }
+
+    /// This request, with `options`.
+    #[must_use]
+    pub fn with_options(mut self, options: Value) -> CreateGame {
+        self.options = Some(options);
+        self
+    }
+}
+
 /// A seat of a new game: its player's name and, for a seat the server
 /// plays, the bot that plays it. In JSON, a name alone or
 /// `{"name": "…", "bot": {"level": "…", "think_ms": …}}`.

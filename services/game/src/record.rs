@@ -367,7 +367,7 @@ fn keys_of(kind: &[u8], format: u32) -> Option<(&'static [&'static str], &'stati
 
 /// Writes a record of one of the seat types, which carry no effects, from
 /// its type's key list (see [`keys_of`]); the record's own members come
-/// from `member`.
+/// from [`write_member`].
 fn write_keyed(
     out: &mut Vec<u8>,
     (format, seq, at): (u32, u64, &str),
@@ -457,10 +457,12 @@ fn write_optional<T: Serialize>(value: Option<&T>, out: &mut Vec<u8>) -> Result<
 const UNSEALED: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// Writes a record's canonical bytes (`hash` as given) in `format` and
-/// returns where its hash member is. Every record type writes its members
-/// here, in the order of its keys (see [`keys_of`]): that order is the whole
-/// of the canonical form's key sorting at the top level, and the nested
-/// values go through [`write_canonical`] or [`write_sorted`].
+/// returns where its hash member is. The types of formats 1 and 2 (on the
+/// path of every move) write their members here, by hand, in the order of
+/// their keys (see [`keys_of`]): that order is the whole of the canonical
+/// form's key sorting at the top level, and the nested values go through
+/// [`write_canonical`] or [`write_sorted`]. The seat records go through
+/// [`write_keyed`].
 fn write_record(
     out: &mut Vec<u8>,
     (format, seq, at): (u32, u64, &str),

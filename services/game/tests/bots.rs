@@ -26,17 +26,7 @@ fn bot(level: BotLevel, think_ms: u32) -> Option<BotRequest> {
 
 async fn create(service: &GameService, kind: &str, seats: Vec<(&str, Option<BotRequest>)>) -> (CreatedGame, GameId) {
     let players: Vec<Player> = seats.into_iter().map(|(name, bot)| Player { name: name.into(), bot }).collect();
-    let game = service
-        .create(CreateGame {
-            kind: kind.into(),
-            players: players.into_iter().map(Some).collect(),
-            options: None,
-            public: false,
-            clock: None,
-            webhook: None,
-        })
-        .await
-        .expect("created");
+    let game = service.create(CreateGame::new(kind, players)).await.expect("created");
     let id = game.id.parse().unwrap();
     (game, id)
 }

@@ -218,17 +218,7 @@ async fn created_bot_seats_are_recorded_in_game_created() {
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
     let service = GameService::new(store, Arc::new(SystemClock));
     let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Greedy, think_ms: Some(250) })];
-    let game = service
-        .create(CreateGame {
-            kind: "cardinal".into(),
-            players: players.into_iter().map(Some).collect(),
-            options: None,
-            public: false,
-            clock: None,
-            webhook: None,
-        })
-        .await
-        .unwrap();
+    let game = service.create(CreateGame::new("cardinal", players)).await.unwrap();
     let id = game.id.parse().unwrap();
     let page = service.events(&id, None, 0, 1).await.unwrap();
     let created = page.events[0].game.as_ref().unwrap();

@@ -51,17 +51,7 @@ fn gid(game: &CreatedGame) -> GameId {
 
 async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
     let players: Vec<ludo_game::api::Player> = (0..players).map(|i| format!("P{i}").into()).collect();
-    service
-        .create(CreateGame {
-            kind: kind.into(),
-            players: players.into_iter().map(Some).collect(),
-            options: Some(json!({})),
-            public: false,
-            clock: None,
-            webhook: None,
-        })
-        .await
-        .expect("created")
+    service.create(CreateGame::new(kind, players).with_options(json!({}))).await.expect("created")
 }
 
 /// The seat to move, its token and a legal move, as `service` sees the game.

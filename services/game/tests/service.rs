@@ -21,17 +21,7 @@ fn service() -> (Arc<GameService>, Arc<dyn EventStore>) {
 }
 
 async fn cardinal(service: &GameService, players: &[&str]) -> CreatedGame {
-    service
-        .create(CreateGame {
-            kind: "cardinal".into(),
-            players: players.iter().map(|&s| Some(s.into())).collect(),
-            options: Some(json!({"first_seat": 0})),
-            public: false,
-            clock: None,
-            webhook: None,
-        })
-        .await
-        .expect("created")
+    service.create(CreateGame::new("cardinal", players.iter().copied()).with_options(json!({"first_seat": 0}))).await.expect("created")
 }
 
 fn token(game: &CreatedGame, seat: usize) -> Option<&str> {
@@ -181,14 +171,8 @@ async fn bad_moves_name_the_field_or_the_rule_and_change_nothing() {
 #[tokio::test]
 async fn creation_refuses_bad_kinds_players_and_options_by_field() {
     let (service, _) = service();
-    let create = |kind: &str, players: &[&str], options: Option<Value>| CreateGame {
-        kind: kind.into(),
-        players: players.iter().map(|&s| Some(s.into())).collect(),
-        options,
-        public: false,
-        clock: None,
-        webhook: None,
-    };
+    let create =
+        |kind: &str, players: &[&str], options: Option<Value>| CreateGame { options, ..CreateGame::new(kind, players.iter().copied()) };
     let field = |err: ServiceError| match err {
         ServiceError::InvalidInput { field, .. } => field,
         other => panic!("expected invalid_input, got {other:?}"),
@@ -287,17 +271,7 @@ async fn pages_that_fill_up_in_the_last_batch_still_point_to_the_rest() {
     for kind in ["cardinal", "battle13", "cardinal", "battle13", "cardinal", "cardinal", "cardinal"] {
         let players: Vec<ludo_game::api::Player> =
             if kind == "cardinal" { vec!["Ann".into(), "Bob".into()] } else { ["N", "E", "S", "W"].map(Into::into).to_vec() };
-        let game = service
-            .create(CreateGame {
-                kind: kind.into(),
-                players: players.into_iter().map(Some).collect(),
-                options: None,
-                public: false,
-                clock: None,
-                webhook: None,
-            })
-            .await
-            .unwrap();
+        let game = service.create(CreateGame::new(kind, players)).await.unwrap();
         if kind == "cardinal" {
             cardinal_ids.push(game.id);
         }

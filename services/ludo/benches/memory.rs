@@ -61,14 +61,7 @@ async fn memory_per_game(kind: &str, players: usize, count: usize) -> f64 {
     let store: Arc<dyn EventStore> = Arc::new(SledStore::open(dir.path(), SledOptions::default()).unwrap());
     let service = GameService::new(store, Arc::new(SystemClock));
     let names: Vec<ludo_game::api::Player> = (0..players).map(|i| ludo_game::api::Player::named(format!("P{i}"))).collect();
-    let create = || ludo_game::api::CreateGame {
-        kind: kind.into(),
-        players: names.iter().cloned().map(Some).collect(),
-        options: None,
-        public: false,
-        clock: None,
-        webhook: None,
-    };
+    let create = || ludo_game::api::CreateGame::new(kind, names.iter().cloned());
     service.create(create()).await.unwrap(); // warm up the store
     let before = heap();
     for _ in 0..count {

@@ -133,17 +133,7 @@ mod tests {
         let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
         let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
         for _ in 0..games {
-            let created = service
-                .create(CreateGame {
-                    kind: "battle13".into(),
-                    players: vec![Some("A".into()), Some("B".into()), Some("C".into()), Some("D".into())],
-                    options: None,
-                    public: false,
-                    clock: None,
-                    webhook: None,
-                })
-                .await
-                .unwrap();
+            let created = service.create(CreateGame::new("battle13", ["A", "B", "C", "D"])).await.unwrap();
             let id = created.id.parse().unwrap();
             for _ in 0..5 {
                 let state = service.get(&id, None).await.unwrap();

@@ -181,17 +181,7 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
                 )
             })
             .collect();
-        let created = service
-            .create(ludo_game::api::CreateGame {
-                kind: kind.into(),
-                players: names.into_iter().map(Some).collect(),
-                options: None,
-                public: false,
-                clock: None,
-                webhook: None,
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+        let created = service.create(ludo_game::api::CreateGame::new(kind, names)).await.map_err(|e| e.to_string())?;
         let id: ludo_game::GameId = created.id.parse().map_err(|e: ludo_game::ServiceError| e.to_string())?;
         let mut moves = 0;
         let outcome = loop {
