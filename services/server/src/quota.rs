@@ -22,6 +22,9 @@ use crate::config::{RateLimits, TrustedProxies};
 use crate::rest::problem::Problem;
 use crate::serve::{client_key, is_grpc};
 
+/// The ends of the `POST` paths that append a record to a game.
+const SEAT_POSTS: [&str; 6] = ["/moves", "/join", "/leave", "/resign", "/cancel", "/token"];
+
 /// What a request costs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Class {
@@ -35,15 +38,25 @@ impl Class {
         match path {
             "/ludo.v1.Ludo/CreateGame" => Some(Class::Create),
             "/ludo.v1.Ludo/ImportGame" | "/ludo.v1.Ludo/VerifyGame" => Some(Class::Records),
-            "/ludo.v1.Ludo/SubmitMove" | "/ludo.v1.Ludo/SetAutopilot" => Some(Class::Moves),
-            // Handing a seat to a bot and back appends a record, like a move.
-            _ if path.starts_with("/v1/games/") && path.ends_with("/autopilot") && (method == Method::PUT || method == Method::DELETE) => {
+            // Seat changes append a record, like a move.
+            "/ludo.v1.Ludo/SubmitMove"
+            | "/ludo.v1.Ludo/SetAutopilot"
+            | "/ludo.v1.Ludo/JoinGame"
+            | "/ludo.v1.Ludo/LeaveGame"
+            | "/ludo.v1.Ludo/Resign"
+            | "/ludo.v1.Ludo/CancelGame"
+            | "/ludo.v1.Ludo/ReissueToken"
+            | "/ludo.v1.Ludo/SetSeatBot" => Some(Class::Moves),
+            _ if path.starts_with("/v1/games/")
+                && (path.ends_with("/autopilot") || path.ends_with("/bot"))
+                && (method == Method::PUT || method == Method::DELETE) =>
+            {
                 Some(Class::Moves)
             }
             _ if method != Method::POST => None,
             "/v1/games" => Some(Class::Create),
             "/v1/games/import" | "/v1/verify" => Some(Class::Records),
-            _ if path.starts_with("/v1/games/") && path.ends_with("/moves") => Some(Class::Moves),
+            _ if path.starts_with("/v1/games/") && SEAT_POSTS.iter().any(|end| path.ends_with(end)) => Some(Class::Moves),
             _ => None,
         }
     }
@@ -60,7 +73,7 @@ impl Class {
         match self {
             Class::Create => "games created from this address",
             Class::Records => "exports imported or verified from this address",
-            Class::Moves => "moves from this address",
+            Class::Moves => "moves and seat changes from this address",
         }
     }
 }
@@ -156,5 +169,13 @@ mod tests {
         assert_eq!(Class::of(&post, "/ludo.v1.Ludo/VerifyGame"), Some(Class::Records));
         assert_eq!(Class::of(&post, "/ludo.v1.Ludo/SubmitMove"), Some(Class::Moves));
         assert_eq!(Class::of(&post, "/ludo.v1.Ludo/GetGame"), None);
+        for seat_change in ["join", "leave", "resign", "cancel", "seats/1/token"] {
+            assert_eq!(Class::of(&post, &format!("/v1/games/0190/{seat_change}")), Some(Class::Moves), "{seat_change}");
+        }
+        assert_eq!(Class::of(&Method::PUT, "/v1/games/0190/seats/1/bot"), Some(Class::Moves));
+        assert_eq!(Class::of(&Method::DELETE, "/v1/games/0190/seats/1/bot"), Some(Class::Moves));
+        for rpc in ["JoinGame", "LeaveGame", "Resign", "CancelGame", "ReissueToken", "SetSeatBot"] {
+            assert_eq!(Class::of(&post, &format!("/ludo.v1.Ludo/{rpc}")), Some(Class::Moves), "{rpc}");
+        }
     }
 }
