@@ -404,9 +404,6 @@ pub struct GameState {
     /// in `status`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clock: Option<crate::clock::TimeControl>,
-    /// The server's time when it answered (RFC 3339): a client counts down
-    /// to the clocks' deadlines from it, whatever its own clock says.
-    pub server_time: String,
     /// The game's options (for Kardinal & König, the board it is played on).
     #[schema(value_type = crate::schema::GameOptions)]
     pub options: std::sync::Arc<serde_json::value::RawValue>,

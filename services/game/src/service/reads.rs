@@ -40,7 +40,6 @@ impl GameService {
             created_at: slot.meta.created_at.clone(),
             options: Arc::clone(&slot.meta.options),
             clock: slot.meta.clock,
-            server_time: timestamp(self.clock.now()),
             seed_commitment: slot.meta.seed_commitment.clone(),
             seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
             view: game.view(seen_as),

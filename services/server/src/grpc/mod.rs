@@ -120,7 +120,6 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
         seed: state.seed,
         public: state.public,
         clock: state.clock.as_ref().map(time_control_out),
-        server_time: state.server_time,
     })
 }
 

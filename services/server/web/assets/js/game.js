@@ -369,7 +369,7 @@ export async function show(app, { id, page }) {
   /** The running clock shows its deadline − now, the others their banks. */
   function tick() {
     for (const [i, c] of ticking.entries()) {
-      const left = c.deadline ? Date.parse(c.deadline) - Date.now() - skew : c.bank_ms;
+      const left = c.deadline ? Date.parse(c.deadline) - Date.now() : c.bank_ms;
       const span = clocks.children[i];
       span.hidden = left == null;
       span.classList.toggle('clock-low', left < 1e4);
@@ -377,7 +377,6 @@ export async function show(app, { id, page }) {
     }
   }
   let ticking = [];
-  let skew = 0;
   setInterval(tick, 250);
 
   function applyFilter() {
@@ -414,8 +413,6 @@ export async function show(app, { id, page }) {
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
         const { json, text } = await api.game(id, token);
-        // The server's clock, not this machine's, counts the deadlines down.
-        skew = Date.parse(json.server_time) - Date.now() || 0;
         let moveList = [];
         const mine = playing && json.status.state === 'in_progress' && (json.status.to_move || []).includes(json.viewer_seat)
           && !(json.seats[json.viewer_seat] || {}).resigned;
