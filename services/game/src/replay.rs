@@ -91,7 +91,7 @@ impl Replayer {
         let mut scratch = Vec::with_capacity(512);
         let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
         let mut table = Table::new(created, kind.sides(created.seats.len()));
-        table.advance(record_time(&table, first).map_err(|r| bad(0, r))?, &new.game.status(), None);
+        table.advance(record_time(&table, first).map_err(|r| bad(0, r))?, || new.game.status(), None);
         let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, table, hid, scratch };
         Ok((replayer, new.effects))
     }
@@ -232,15 +232,13 @@ pub fn apply_next(
             let change = change_of(seated, at).map_err(|reason| bad(seq, reason))?.expect("a seat record changes the table");
             let status = game.status();
             table.apply(&change, status.is_finished()).map_err(|refusal| bad(seq, format!("a {name} record where {refusal}")))?;
-            table.advance(at, &status, None);
+            table.advance(at, || status, None);
             return Ok(Step { applied: Applied::Table, effects: Vec::new(), hash, hid: false });
         }
     };
     // A move is made while the game is played, by its seat's player or
     // (if marked so) by the bot of that level that plays the seat.
-    table
-        .check(&Change::Move(mv.seat, mv.bot.as_ref().map(|mark| mark.level), at), game.status().is_finished())
-        .map_err(|refusal| bad(seq, refusal.to_string()))?;
+    table.check_move(mv.seat, mv.bot.as_ref().map(|mark| mark.level), at).map_err(|refusal| bad(seq, refusal.to_string()))?;
     let stored = mv.move_json().as_bytes();
     let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
     // The move as the engine writes it must be the stored bytes: no
@@ -251,7 +249,7 @@ pub fn apply_next(
     }
     let effects = game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
     let hid = check_effects(seq, game, &effects, record, scratch)?;
-    table.advance(at, &game.status(), Some(mv.seat));
+    table.advance(at, || game.status(), Some(mv.seat));
     Ok(Step { applied: Applied::Move { seat: mv.seat, mv: parsed }, effects, hash, hid })
 }
 

@@ -112,9 +112,6 @@ pub enum Change<'a> {
         /// When (ms since the epoch).
         at: u64,
     },
-    /// A move by `seat` at `at` (ms since the epoch), made by a server bot
-    /// of that level if marked so.
-    Move(Seat, Option<BotLevel>, u64),
 }
 
 /// Why the table refuses a change.
@@ -181,17 +178,19 @@ impl Table {
     }
 
     /// Moves the clocks to a record made at `at` (ms since the epoch),
-    /// after which the engine says `engine`; `moved` is the seat whose move
-    /// the record is, if it is one. Called after every record, record 0
-    /// included, by replay and by the service alike.
-    pub fn advance(&mut self, at: u64, engine: &ludo_engine::Status, moved: Option<Seat>) {
+    /// after which the engine says `engine()`; `moved` is the seat whose
+    /// move the record is, if it is one. Called after every record, record
+    /// 0 included, by replay and by the service alike; a game without a
+    /// clock has nothing to move, and its engine is not asked.
+    pub fn advance(&mut self, at: u64, engine: impl FnOnce() -> ludo_engine::Status, moved: Option<Seat>) {
         if moved.is_some() && moved == self.due_bot.map(|(seat, _)| seat) {
             self.due_bot = None;
         }
+        let Some(clocks) = &mut self.clocks else { return };
+        let engine = engine();
         let running = self.phase == Phase::Playing && !engine.is_finished();
         let seats = &self.seats;
         let due = self.due_bot.map(|(seat, _)| usize::from(seat.0));
-        let Some(clocks) = &mut self.clocks else { return };
         // A seat's clock runs on its turn, unless a server bot plays it.
         let on_turn = |i: usize| running && engine.to_move().contains(&seat_at(i)) && seats[i].bot.is_none() && due != Some(i);
         clocks.advance(at, on_turn, moved.map(|seat| usize::from(seat.0)));
@@ -423,25 +422,6 @@ impl Table {
                 }
                 Ok(())
             }
-            Change::Move(seat, mark, at) => {
-                self.playing()?;
-                let sitter = self.sitter(seat)?;
-                let due = self.due_bot.filter(|(due, _)| *due == seat).map(|(_, bot)| bot.level);
-                match (mark, due) {
-                    // After a timeout, the seat's move is its bot's.
-                    (None, Some(_)) => return Err(Refusal::TimeUp(seat)),
-                    (Some(level), Some(due)) if level != due => return Err(Refusal::NotThatBot(seat, level)),
-                    (Some(level), None) if sitter.bot.is_none_or(|bot| bot.level != level) => {
-                        return Err(Refusal::NotThatBot(seat, level));
-                    }
-                    (None, None) if sitter.resigned => return Err(Refusal::Resigned(seat)),
-                    _ => {}
-                }
-                match self.clocks.as_ref().and_then(|c| c.deadline(usize::from(seat.0))) {
-                    Some(deadline) if at > deadline => Err(Refusal::TimeUp(seat)),
-                    _ => Ok(()),
-                }
-            }
             Change::Timeout { seat, forfeit, bot, at } => {
                 self.playing()?;
                 self.ongoing(game_over)?;
@@ -477,13 +457,41 @@ impl Table {
         }
     }
 
+    /// Whether `seat` may move at `at` (ms since the epoch), by its player
+    /// (`mark` none) or by the server bot of that level: while the game is
+    /// played, within the seat's time, not by the player of a seat that
+    /// resigned, and after a timeout only by the bot whose move it is.
+    /// A move changes nothing at the table but its clocks ([`Table::advance`]).
+    ///
+    /// # Errors
+    /// [`Refusal`], saying why not.
+    pub fn check_move(&self, seat: Seat, mark: Option<BotLevel>, at: u64) -> Result<(), Refusal> {
+        self.playing()?;
+        let sitter = self.sitter(seat)?;
+        let due = self.due_bot.filter(|(due, _)| *due == seat).map(|(_, bot)| bot.level);
+        match (mark, due) {
+            // After a timeout, the seat's move is its bot's.
+            (None, Some(_)) => return Err(Refusal::TimeUp(seat)),
+            (Some(level), Some(due)) if level != due => return Err(Refusal::NotThatBot(seat, level)),
+            (Some(level), None) if sitter.bot.is_none_or(|bot| bot.level != level) => {
+                return Err(Refusal::NotThatBot(seat, level));
+            }
+            (None, None) if sitter.resigned => return Err(Refusal::Resigned(seat)),
+            _ => {}
+        }
+        match self.clocks.as_ref().and_then(|c| c.deadline(usize::from(seat.0))) {
+            Some(deadline) if at > deadline => Err(Refusal::TimeUp(seat)),
+            _ => Ok(()),
+        }
+    }
+
     /// Applies `change` after [`Table::check`].
     ///
     /// # Errors
     /// As [`Table::check`]; the table is then unchanged.
     pub fn apply(&mut self, change: &Change<'_>, game_over: bool) -> Result<(), Refusal> {
         self.check(change, game_over)?;
-        if !matches!(change, Change::Move(..) | Change::Timeout { .. }) {
+        if !matches!(change, Change::Timeout { .. }) {
             self.changes = self.changes.saturating_add(1);
         }
         match *change {
@@ -506,7 +514,6 @@ impl Table {
             Change::Resign(seat, bot) => self.give_up(seat, bot, ForfeitReason::Resigned),
             Change::Timeout { seat, forfeit: true, bot, .. } => self.give_up(seat, bot, ForfeitReason::TimedOut),
             Change::Timeout { seat, forfeit: false, bot, .. } => self.due_bot = bot.map(|bot| (seat, bot)),
-            Change::Move(..) => {}
         }
         Ok(())
     }
@@ -565,7 +572,7 @@ mod tests {
             table.status(ludo_engine::Status::InProgress { to_move: vec![Seat(0)] }),
             Status::Waiting { open_seats: vec![Seat(1), Seat(2)] }
         );
-        assert_eq!(table.check(&Change::Move(Seat(0), None, 0), false), Err(Refusal::Waiting(vec![1, 2])));
+        assert_eq!(table.check_move(Seat(0), None, 0), Err(Refusal::Waiting(vec![1, 2])));
         table.apply(&Change::Join { seat: Seat(1), name: "Bea", bot: None, token_hash: Some([1; 32]) }, false).unwrap();
         let again = Change::Join { seat: Seat(1), name: "Cy", bot: None, token_hash: Some([2; 32]) };
         assert_eq!(table.check(&again, false), Err(Refusal::Taken(Seat(1))));
@@ -575,7 +582,7 @@ mod tests {
         assert!(!table.waiting());
         assert_eq!(table.check(&Change::Leave(Seat(1)), false), Err(Refusal::Started));
         assert_eq!(table.check(&Change::Cancel, false), Err(Refusal::Started));
-        assert_eq!(table.check(&Change::Move(Seat(0), None, 0), false), Ok(()));
+        assert_eq!(table.check_move(Seat(0), None, 0), Ok(()));
     }
 
     #[test]
@@ -588,7 +595,7 @@ mod tests {
         };
         assert_eq!((result.winners, result.scores), (vec![Seat(1)], vec![0, 0]));
         assert_eq!(forfeits, vec![Forfeit { seat: Seat(0), reason: ForfeitReason::Resigned }]);
-        assert_eq!(duel.check(&Change::Move(Seat(1), None, 0), false), Err(Refusal::Over));
+        assert_eq!(duel.check_move(Seat(1), None, 0), Err(Refusal::Over));
 
         let camps = vec![vec![Seat(0), Seat(2)], vec![Seat(1), Seat(3)]];
         let mut b13 = Table::new(&created(&[Some("A"), Some("B"), Some("C"), Some("D")], false), camps);
@@ -601,8 +608,8 @@ mod tests {
         let mut three = Table::new(&created(&[Some("A"), Some("B"), Some("C")], false), alone(3));
         three.apply(&Change::Resign(Seat(1), Some(GREEDY)), false).unwrap();
         assert_eq!(three.bot(Seat(1)), Some(GREEDY));
-        assert_eq!(three.check(&Change::Move(Seat(1), None, 0), false), Err(Refusal::Resigned(Seat(1))));
-        assert_eq!(three.check(&Change::Move(Seat(1), Some(BotLevel::Greedy), 0), false), Ok(()));
+        assert_eq!(three.check_move(Seat(1), None, 0), Err(Refusal::Resigned(Seat(1))));
+        assert_eq!(three.check_move(Seat(1), Some(BotLevel::Greedy), 0), Ok(()));
         assert_eq!(three.check(&Change::Bot(Seat(1), None), false), Err(Refusal::Resigned(Seat(1))));
         let over = ludo_engine::Status::Finished { result: Outcome { scores: vec![1, 2, 3], winners: vec![Seat(2)] } };
         assert!(matches!(three.status(over), Status::Finished { forfeits, .. } if forfeits.len() == 1));

@@ -170,7 +170,7 @@ impl GameService {
             .map_err(|e| ServiceError::Internal(format!("the game's first record does not serialize: {e}")))?;
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
         let mut table = Table::new(&created, kind.sides(names.len()));
-        table.advance(crate::clock::millis(&at).map_err(ServiceError::Internal)?, &new.game.status(), None);
+        table.advance(crate::clock::millis(&at).map_err(ServiceError::Internal)?, || new.game.status(), None);
         let table = Arc::new(table);
         let current = Current::new(0, new.game, Arc::clone(&table));
         let status = current.status.clone();

@@ -65,7 +65,7 @@ impl GameService {
         let mut table = Table::clone(&current.table);
         let engine = current.game.status();
         table.apply(&change, engine.is_finished()).map_err(refusal)?;
-        table.advance(at_ms, &engine, None);
+        table.advance(at_ms, || engine, None);
         let seq = current.version + 1;
         let name = body.type_name();
         let record = Record::seal(seq, at.clone(), body, &[] as &[AnyEffect], &writer.last_hash)

@@ -2,7 +2,6 @@
 //! check, request-id idempotency, and the append.
 
 use super::*;
-use crate::table::Change;
 
 impl GameService {
     /// Submits a move for the token's seat.
@@ -100,7 +99,7 @@ impl GameService {
         };
         let at = timestamp(self.clock.now());
         let at_ms = crate::clock::millis(&at).map_err(ServiceError::Internal)?;
-        current.table.check(&Change::Move(seat, mark, at_ms), current.game.status().is_finished()).map_err(refusal)?;
+        current.table.check_move(seat, mark, at_ms).map_err(refusal)?;
         let mv = match request.mv {
             MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,
             MoveInput::Typed(mv) => mv,
@@ -122,7 +121,7 @@ impl GameService {
             None => Arc::clone(&current.table),
             Some(_) => {
                 let mut table = Table::clone(&current.table);
-                table.advance(at_ms, &game.status(), Some(seat));
+                table.advance(at_ms, || game.status(), Some(seat));
                 Arc::new(table)
             }
         };
