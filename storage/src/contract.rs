@@ -324,6 +324,19 @@ pub trait EventStore: Send + Sync + 'static {
     /// [`StoreError::Backend`], [`StoreError::Closed`].
     fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> StoreFuture<Vec<StreamSummary>>;
 
+    /// One stream's record count and summary (`None`: no such stream): the
+    /// listing that starts just before it. Backends may answer it more
+    /// directly.
+    ///
+    /// # Errors
+    /// As [`list_summaries`](EventStore::list_summaries).
+    fn summary(&self, stream: StreamId) -> StoreFuture<Option<StreamSummary>> {
+        // The id just before `stream` in byte order (none before all zeros).
+        let before = u128::from_be_bytes(stream.0).checked_sub(1).map(|id| StreamId(id.to_be_bytes()));
+        let listing = self.list_summaries(before, 1);
+        Box::pin(async move { Ok(listing.await?.into_iter().next().filter(|listed| listed.stream == stream)) })
+    }
+
     /// [`list_summaries`](EventStore::list_summaries) for callers outside
     /// an async runtime.
     ///

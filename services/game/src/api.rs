@@ -289,6 +289,10 @@ pub struct TableChanged {
     pub version: u64,
     /// How the game stands now.
     pub status: Status,
+    /// When the change ended the game (a resignation, a cancel): its
+    /// receipt from the server's transparency log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<crate::transparency::Receipt>,
 }
 
 /// Hands a seat to a server bot, as the game's admin.
@@ -415,6 +419,10 @@ pub struct GameState {
     /// The game-specific state as the caller may see it.
     #[schema(value_type = crate::schema::GameView)]
     pub view: AnyView,
+    /// Once the game is over (in its latest state, not a replay): its
+    /// receipt from the server's transparency log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<crate::transparency::Receipt>,
 }
 
 /// The caller's legal moves.
@@ -491,6 +499,11 @@ pub struct MoveAccepted {
     /// The game-specific state after the move, as the mover may see it.
     #[schema(value_type = crate::schema::GameView)]
     pub view: AnyView,
+    /// On the move that ended the game: its receipt from the server's
+    /// transparency log (its head, a signed checkpoint that includes it, the
+    /// inclusion proof).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<crate::transparency::Receipt>,
 }
 
 /// One record of a game's log, as the caller may see it.

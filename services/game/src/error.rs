@@ -50,6 +50,9 @@ pub enum ServiceError {
     /// The game is over.
     #[error("the game is finished")]
     GameFinished,
+    /// The game is not over: it has no receipt yet.
+    #[error("the game is not over: its receipt comes when it ends")]
+    GameNotOver,
     /// Seats are still open: nobody moves (or resigns) before every seat is taken.
     #[error("the game has not started: seats are still open")]
     GameWaiting {
@@ -155,6 +158,7 @@ impl ServiceError {
             ServiceError::RuleViolation { .. } => "rule_violation",
             ServiceError::NotYourTurn { .. } => "not_your_turn",
             ServiceError::GameFinished => "game_finished",
+            ServiceError::GameNotOver => "game_not_over",
             ServiceError::GameWaiting { .. } => "game_waiting",
             ServiceError::GameStarted => "game_started",
             ServiceError::GameCancelled => "game_cancelled",

@@ -62,6 +62,14 @@ pub struct ExportHeader {
     /// they existed, which verify as they always did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revealed: Option<u64>,
+    /// A finished game's receipt from the exporting server's transparency
+    /// log: the game's head, a signed checkpoint that includes it, the
+    /// inclusion proof and the public key. With it, an export is a
+    /// self-contained bundle: checked offline, it shows that the server
+    /// committed to exactly this log as the game's whole log. Absent in
+    /// exports made before receipts existed, which verify as they always did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<crate::transparency::Receipt>,
 }
 
 /// A line after the records of a finished game's export: what record
@@ -166,6 +174,12 @@ pub struct VerifyReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<crate::schema::GameView>)]
     pub view: Option<AnyView>,
+    /// The receipt's checks, when the export carries one (a finished
+    /// game's bundle): signature, leaf, inclusion. Without one, nothing
+    /// shows that the export is the whole log: compare `last_hash` with
+    /// what the server says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<crate::transparency::ReceiptReport>,
     /// The first problem, when not valid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<ExportFault>,
@@ -194,15 +208,29 @@ pub struct Verified {
     pub table: Option<crate::table::Table>,
 }
 
-/// Verifies an export (see the module docs).
+/// Verifies an export (see the module docs); a receipt is checked with
+/// the key it names (`receipt.trusted` is then false).
 #[must_use]
 pub fn verify(export: &[u8]) -> VerifyReport {
     check(export).report
 }
 
+/// Verifies an export whose receipt must be signed by `trusted_key` (a
+/// C2SP verifier key), when given.
+#[must_use]
+pub fn verify_with(export: &[u8], trusted_key: Option<&str>) -> VerifyReport {
+    check_with(export, trusted_key).report
+}
+
 /// Verifies an export and keeps what an import needs.
 #[must_use]
 pub fn check(export: &[u8]) -> Verified {
+    check_with(export, None)
+}
+
+/// [`check`], with the key receipts must be signed by.
+#[must_use]
+pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
     let mut report = VerifyReport {
         valid: true,
         game_id: None,
@@ -215,6 +243,7 @@ pub fn check(export: &[u8]) -> Verified {
         last_hash: None,
         status: None,
         view: None,
+        receipt: None,
         fault: None,
     };
     let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], raw: vec![], report, table: None };
@@ -297,6 +326,9 @@ pub fn check(export: &[u8]) -> Verified {
         if announced > 0 {
             return fail(report, 1, None, "only a finished game's export reveals hidden cards".into(), &header);
         }
+        if header.receipt.is_some() {
+            return fail(report, 1, None, "only a finished game's export carries a receipt".into(), &header);
+        }
         return Verified { header, records, raw, report, table: None };
     };
     let mut seed = [0u8; 32];
@@ -331,6 +363,21 @@ pub fn check(export: &[u8]) -> Verified {
             }
             report.replayed = true;
             report.view = Some(replayed.state.game.view(Viewer::Omniscient));
+            if let Some(receipt) = &header.receipt {
+                // The head the log must have committed to: this game as re-played.
+                let head = crate::transparency::GameHead {
+                    game_id: header.game_id.clone(),
+                    records: records.len() as u64,
+                    last_hash: report.last_hash.clone().unwrap_or_default(),
+                    status: status.clone(),
+                };
+                let (checked, outcome) = crate::transparency::check_receipt(receipt, head.leaf().as_deref(), trusted_key);
+                report.receipt = Some(checked);
+                if let Err(reason) = outcome {
+                    report.status = Some(status);
+                    return fail(report, 1, None, format!("the receipt: {reason}"), &header);
+                }
+            }
             report.status = Some(status);
             Verified { header, records, raw, report, table: Some(replayed.state.table) }
         }
@@ -378,5 +425,6 @@ fn blank_header() -> ExportHeader {
         seed: None,
         exported_at: String::new(),
         revealed: None,
+        receipt: None,
     }
 }

@@ -24,11 +24,13 @@ mod service;
 pub mod status;
 pub mod table;
 pub mod text;
+pub mod transparency;
 pub mod webhook;
 
 pub use error::ServiceError;
 pub use service::{
-    BotSettings, Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, DEFAULT_THINK_MS, GameId, GameService, MAX_LIST_SCAN, MAX_NAME_CHARS,
-    MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, Watch, Watched,
+    BotSettings, Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, DEFAULT_THINK_MS, GameId, GameService, LogInfo, LogSettings,
+    MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, TransparencyLog, Watch,
+    Watched, is_reserved,
 };
 pub use status::{Forfeit, ForfeitReason, Status};

@@ -49,6 +49,7 @@ pub(crate) struct Metrics {
     pub bot_think_seconds: Histogram,
     pub bots_thinking: Gauge,
     pub timeouts: Family<OutcomeLabel, Counter>,
+    pub logged_games: Counter,
 }
 
 impl Metrics {
@@ -96,6 +97,8 @@ impl Metrics {
             "Clock deadlines this server fired, by outcome: written (its timeout record), lost_race (another server wrote first), moved_on (the game had moved on), failed",
             timeouts.clone(),
         );
+        let logged_games = Counter::default();
+        registry.register("logged_games", "Games this server added to the transparency log (their leaves)", logged_games.clone());
         registry.register_collector(Box::new(StoreStats(store)));
         Metrics {
             registry: std::sync::Mutex::new(registry),
@@ -111,6 +114,7 @@ impl Metrics {
             bot_think_seconds,
             bots_thinking,
             timeouts,
+            logged_games,
         }
     }
 

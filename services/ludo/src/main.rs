@@ -1,6 +1,7 @@
 //! `ludo`: the ludotheque server and its tools. Parses flags, sets up
 //! logging and storage, and hands over to `ludo_server::run`.
 
+mod audit;
 mod copy;
 mod heap;
 mod limits;
@@ -44,9 +45,15 @@ enum Command {
     /// Print the OpenAPI document of the REST API.
     Openapi,
     /// Verify an exported game record offline: its hash chain, its seed
-    /// against the commitment, and a re-play of every record. Exit status 0
-    /// when valid, 1 when not.
+    /// against the commitment, a re-play of every record and, for a
+    /// finished game's bundle, its receipt from the server's transparency
+    /// log (leaf, inclusion proof, checkpoint signature). Or, with
+    /// `--consistency OLD NEW`, that a newer checkpoint extends an older
+    /// one. Exit status 0 when valid, 1 when not.
     Verify(VerifyArgs),
+    /// Make a signing key for a transparency log (`ludo serve --log-key`):
+    /// writes the private key to a file, prints the public verifier key.
+    LogKey(LogKeyArgs),
     /// Export a game's record from a store (a sled data directory only when
     /// no server is using it).
     Export(ExportArgs),
@@ -75,10 +82,44 @@ struct ProbeArgs {
 #[derive(clap::Args)]
 struct VerifyArgs {
     /// The export (JSON Lines); `-` reads standard input.
-    file: PathBuf,
+    #[arg(required_unless_present = "consistency")]
+    file: Option<PathBuf>,
     /// Print the whole report as JSON.
     #[arg(long)]
     json: bool,
+    /// The transparency log's public key to trust: a verifier key
+    /// (`origin+keyid+base64`, as `/.well-known/ludotheque-log-key` serves
+    /// it) or a file holding one. Without it, the key pinned for the log's
+    /// origin in the known keys is used, and a log seen for the first time
+    /// has its key pinned there (trust on first use).
+    #[arg(long)]
+    key: Option<String>,
+    /// Where keys are pinned (default `$LUDO_KNOWN_KEYS`, else
+    /// `~/.config/ludo/known_log_keys`).
+    #[arg(long)]
+    known_keys: Option<PathBuf>,
+    /// Check two checkpoints instead (files holding a signed checkpoint,
+    /// as `/v1/log/checkpoint` serves it, or bundles): both signed by the
+    /// key, and the newer tree extends the older.
+    #[arg(long, num_args = 2, value_names = ["OLD", "NEW"], conflicts_with = "file")]
+    consistency: Option<Vec<PathBuf>>,
+    /// With --consistency: the proof, as `/v1/log/consistency` answers it.
+    #[arg(long, requires = "consistency", conflicts_with = "server")]
+    proof: Option<PathBuf>,
+    /// With --consistency: the server to ask for the proof (e.g. http://127.0.0.1:8080).
+    #[arg(long, requires = "consistency")]
+    server: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct LogKeyArgs {
+    /// The log's origin, which names the key: a schema-less URL such as
+    /// `games.example.org/log` (no spaces, no `+`).
+    #[arg(long)]
+    origin: String,
+    /// Where to write the private key (created; never overwritten).
+    #[arg(long)]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -137,6 +178,17 @@ struct ServeArgs {
     /// origins such as `https://play.example.org,http://localhost:5173`.
     #[arg(long, env = "LUDO_CORS_ORIGINS", default_value = "*")]
     cors_origins: ludo_server::CorsOrigins,
+    /// The transparency log's origin, which names its key and starts every
+    /// checkpoint: a schema-less URL such as `games.example.org/log`.
+    /// Default: the origin the store's log already has, or `ludotheque/log`
+    /// for a new one.
+    #[arg(long, env = "LUDO_LOG_ORIGIN")]
+    log_origin: Option<String>,
+    /// A file holding the log's private signing key (from `ludo log-key`),
+    /// for replicas that must not keep it in the database. Default: the
+    /// key kept (sealed) in the store, made at first start.
+    #[arg(long, env = "LUDO_LOG_KEY_FILE")]
+    log_key: Option<PathBuf>,
     /// Addresses games' webhooks may call beyond public ones: CIDR ranges
     /// or addresses, comma-separated (`127.0.0.1/32` for a receiver on this
     /// machine), or `none`. Loopback, private, link-local and other
@@ -166,6 +218,25 @@ struct BotArgs {
     /// The most search iterations a strong bot runs per move.
     #[arg(long, env = "LUDO_BOT_ITERATIONS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     bot_iterations: u32,
+}
+
+impl ServeArgs {
+    /// The transparency log's settings: origin, and the key from its file.
+    fn log_settings(&self) -> Result<ludo_game::LogSettings, String> {
+        let key = match &self.log_key {
+            None => None,
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the log key {}: {e}", path.display()))?;
+                Some(ludo_game::transparency::LogKey::from_private(&text).map_err(|e| format!("the log key {}: {e}", path.display()))?)
+            }
+        };
+        if let Some(origin) = &self.log_origin
+            && !ludo_game::transparency::origin_is_valid(origin)
+        {
+            return Err(format!("--log-origin `{origin}`: 1 to 128 printable bytes, no space and no `+` (e.g. games.example.org/log)"));
+        }
+        Ok(ludo_game::LogSettings { origin: self.log_origin.clone(), key })
+    }
 }
 
 impl BotArgs {
@@ -241,7 +312,8 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .with_max_live_games(args.max_live_games)
         .with_seat_rate(args.limits.rate_moves_per_seat.0)
         .with_bots(args.bots.settings())
-        .with_webhook_policy(args.webhook_allow.clone());
+        .with_webhook_policy(args.webhook_allow.clone())
+        .with_log(args.log_settings()?);
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;
         let board: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("the board {} is not JSON: {e}", path.display()))?;
@@ -251,6 +323,10 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     service.register_collector(Box::new(heap::HeapStats));
     let service = Arc::new(service);
+    // The transparency log is checked before the server listens: a stored
+    // tree that disagrees with its last checkpoint stops it here.
+    let log = service.open_log().await.map_err(|e| format!("the transparency log: {e}"))?;
+    tracing::info!(origin = %log.origin, key = %log.key, leaves = log.tree.as_ref().map_or(0, |t| t.size), "transparency log ready");
     let mut config = args.limits.config();
     config.cors = args.cors_origins.clone();
     config.connections.max_connections = limits::fit_descriptor_limit(config.connections.max_connections);
@@ -260,23 +336,65 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
 }
 
 fn verify(args: &VerifyArgs) -> ExitCode {
-    let bytes = if args.file.as_os_str() == "-" {
+    let given = match args.key.as_deref().map(audit::given_key).transpose() {
+        Ok(given) => given,
+        Err(err) => {
+            eprintln!("ludo verify: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let known = audit::known_keys_path(args.known_keys.as_deref());
+    if let Some(pair) = &args.consistency {
+        let source = match (&args.proof, &args.server) {
+            (Some(path), _) => audit::ProofSource::File(path),
+            (None, Some(url)) => audit::ProofSource::Server(url),
+            (None, None) => audit::ProofSource::None,
+        };
+        return match audit::consistency(&pair[0], &pair[1], given.as_deref(), known.as_deref(), &source) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                println!("INVALID: {err}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let Some(file) = &args.file else {
+        eprintln!("ludo verify: name an export, or --consistency OLD NEW");
+        return ExitCode::from(2);
+    };
+    let bytes = if file.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes).map(|_| bytes)
     } else {
-        std::fs::read(&args.file)
+        std::fs::read(file)
     };
     let bytes = match bytes {
         Ok(bytes) => bytes,
         Err(err) => {
-            eprintln!("ludo verify: cannot read {}: {err}", args.file.display());
+            eprintln!("ludo verify: cannot read {}: {err}", file.display());
             return ExitCode::from(2);
         }
     };
-    let report = ludo_game::export::verify(&bytes);
+    // The key the receipt must be signed by: given, pinned, or pinned now.
+    let named = ludo_game::export::check(&bytes).header.receipt.map(|receipt| receipt.key);
+    let (trusted, how) = match named.as_deref().map(|key| audit::trusted_key(given.as_deref(), known.as_deref(), key)).transpose() {
+        Ok(Some((key, how))) => (Some(key), Some(how)),
+        Ok(None) => (given.clone(), None),
+        Err(err) => {
+            eprintln!("ludo verify: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let report = ludo_game::export::verify_with(&bytes, trusted.as_deref());
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
     } else {
+        if let Some(how) = how {
+            println!("{how}");
+        }
         print!("{}", describe(&report));
     }
     if report.valid { ExitCode::SUCCESS } else { ExitCode::FAILURE }
@@ -312,6 +430,30 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
             let _ = writeln!(out, "result: {}", serde_json::to_string(status).expect("statuses serialize"));
         }
     }
+    match &report.receipt {
+        Some(receipt) => {
+            if let Some(tree) = &receipt.tree {
+                let _ = writeln!(
+                    out,
+                    "checkpoint: signed by {} ({}), {} leaves, root {}",
+                    receipt.key_id.as_deref().unwrap_or("?"),
+                    tree.origin,
+                    tree.size,
+                    tree.root
+                );
+            }
+            if receipt.leaf_matches {
+                let _ = writeln!(out, "leaf {}: this game's head (id, {} records, last hash, outcome)", receipt.leaf_index, report.records);
+            }
+            if receipt.included {
+                let _ = writeln!(out, "inclusion: the proof leads from the leaf to the checkpoint's root");
+            }
+        }
+        None if report.replayed => {
+            let _ = writeln!(out, "completeness: not proven (no receipt: compare the last hash with what the server says)");
+        }
+        None => {}
+    }
     match &report.fault {
         None => {
             let _ = writeln!(out, "VALID");
@@ -322,6 +464,19 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
         }
     }
     out
+}
+
+/// `ludo log-key`: a new key, its private half in a new file.
+fn log_key(args: &LogKeyArgs) -> Result<String, String> {
+    let key = ludo_game::transparency::LogKey::generate(&args.origin)?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    std::io::Write::write_all(&mut file, format!("{}\n", key.private_key()).as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+    Ok(key.verifier_key().to_string())
 }
 
 /// `ludo copy`.
@@ -380,6 +535,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Verify(args) => verify(&args),
+        Command::LogKey(args) => match log_key(&args) {
+            Ok(verifier) => {
+                println!("{verifier}");
+                ExitCode::SUCCESS
+            }
+            Err(err) => {
+                eprintln!("ludo log-key: {err}");
+                ExitCode::FAILURE
+            }
+        },
         Command::Export(args) => {
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
             match runtime.block_on(export(args)) {

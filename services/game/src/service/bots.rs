@@ -162,11 +162,15 @@ impl GameService {
     async fn sweep_bot_turns(&self) -> Result<(), ServiceError> {
         let mut after = None;
         let mut woken = 0_u64;
+        let mut ended = Vec::new();
         loop {
             let page = Arc::clone(&self.store).list_summaries(after, SWEEP_PAGE).await?;
             let exhausted = page.len() < SWEEP_PAGE;
             for listed in page {
                 after = Some(listed.stream);
+                if super::tlog::is_reserved(listed.stream) {
+                    continue; // the transparency log's own streams
+                }
                 let mut summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
                 if summary.is_none() {
                     // A game whose summary a crash lost (or that predates
@@ -176,6 +180,9 @@ impl GameService {
                         Ok(described) => summary = Some(described),
                         Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game without a summary does not load"),
                     }
+                }
+                if let Some(summary) = summary.as_ref().filter(|s| s.status.is_finished() && s.logged.is_none()) {
+                    ended.push((listed.stream, summary.clone()));
                 }
                 let bot_due = summary.as_ref().is_some_and(StoredSummary::bot_to_move)
                     && !self.bots.running.lock().expect("bots lock").contains_key(&listed.stream);
@@ -197,6 +204,9 @@ impl GameService {
         if woken > 0 {
             tracing::info!(games = woken, "bots and clocks resumed");
         }
+        // Games that ended on a server that stopped before adding them to
+        // the transparency log.
+        self.log_unlogged(&ended, SWEEP_EVERY).await;
         Ok(())
     }
 

@@ -111,6 +111,7 @@ impl GameService {
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
             heard: AtomicU64::new(0),
+            receipt: tokio::sync::OnceCell::new(),
         });
         // Two readers may load the same game at once: keep whichever came first.
         let slot = self.cache(stream, slot);

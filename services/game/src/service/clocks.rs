@@ -131,6 +131,7 @@ impl GameService {
             drop(writer);
             tracing::info!(game = %id, %seat, late_ms = now - deadline, forfeit, "a seat's time ran out");
             self.wake(stream, &after);
+            self.ended(&slot, &current.status, &after).await;
             Ok::<_, ServiceError>("written")
         };
         let outcome = match fired.await {

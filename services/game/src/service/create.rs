@@ -186,6 +186,7 @@ impl GameService {
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
             heard: AtomicU64::new(0),
+            receipt: tokio::sync::OnceCell::new(),
         });
         let slot = self.cache(stream, slot);
         self.notify(&slot, None, &slot.current(), &at);

@@ -74,9 +74,12 @@ impl std::fmt::Display for GameId {
 
 /// Parses a game id (a UUID) into its stream.
 pub(super) fn parse_id(id: &str) -> Result<StreamId, ServiceError> {
+    // The transparency log's own streams have ids no game can have.
     uuid::Uuid::try_parse(id)
+        .ok()
         .map(|u| StreamId(*u.as_bytes()))
-        .map_err(|_| ServiceError::NotFound { what: "game", id: id.chars().take(64).collect() })
+        .filter(|&stream| !tlog::is_reserved(stream))
+        .ok_or_else(|| ServiceError::NotFound { what: "game", id: id.chars().take(64).collect() })
 }
 
 pub(super) fn game_id(stream: StreamId) -> String {

@@ -36,9 +36,9 @@ pub(super) struct StoredSummary {
     seats: Vec<Option<String>>,
     created_at: String,
     version: u64,
-    status: Status,
+    pub(super) status: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    finished_at: Option<String>,
+    pub(super) finished_at: Option<String>,
     /// Per seat, the server bot that plays it (absent: none does).
     #[serde(default, skip_serializing_if = "no_bots")]
     bots: Vec<Option<BotSeat>>,
@@ -52,6 +52,10 @@ pub(super) struct StoredSummary {
     /// server that starts finds the timeouts it owes without loading games.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) deadline_ms: Option<u64>,
+    /// Once the game is over and in the transparency log: its leaf's index
+    /// and the size of the checkpoint its receipt is against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) logged: Option<(u64, u64)>,
 }
 
 fn no_bots(bots: &[Option<BotSeat>]) -> bool {
@@ -75,6 +79,7 @@ impl StoredSummary {
             resigned: table.seats().iter().enumerate().filter(|(_, s)| s.resigned).map(|(i, _)| i as u8).collect(),
             public: table.public(),
             deadline_ms: table.next_deadline().map(|(at, _)| at),
+            logged: None,
         }
     }
 
@@ -153,6 +158,9 @@ impl GameService {
             let batch_len = batch.len();
             for (i, listed) in batch.into_iter().enumerate() {
                 after = Some(listed.stream);
+                if super::tlog::is_reserved(listed.stream) {
+                    continue; // the transparency log's own streams
+                }
                 let Some(summary) = self.summary_of(listed).await? else { continue };
                 let kind_ok = filter.kind.as_deref().is_none_or(|k| k == summary.kind);
                 let state_ok = filter.finished.is_none_or(|f| f == summary.status.is_finished());

@@ -19,11 +19,13 @@ mod reads;
 mod seats;
 mod submit;
 mod tickets;
+mod tlog;
 mod transfer;
 mod watch;
 
 pub use bots::{BotSettings, DEFAULT_THINK_MS};
 pub use tickets::TICKET_LIFETIME;
+pub use tlog::{LogInfo, LogSettings, TransparencyLog, is_reserved};
 
 pub use listing::MAX_LIST_SCAN;
 pub use watch::{Watch, Watched};
@@ -153,6 +155,9 @@ struct Slot {
     /// told (0: none heard): more than the cached version + 1 means other
     /// servers appended, and a move catches up before it is tried.
     heard: AtomicU64,
+    /// Once the game is over: its receipt from the transparency log (an
+    /// async cell: one task at a time adds the game's leaf).
+    receipt: tokio::sync::OnceCell<crate::transparency::Receipt>,
 }
 
 impl Slot {
@@ -277,6 +282,10 @@ pub struct GameService {
     webhook_policy: crate::webhook::WebhookPolicy,
     /// Sends the webhooks' calls (set by the server; none: no calls).
     webhooks: std::sync::OnceLock<Arc<dyn crate::webhook::WebhookSink>>,
+    /// How the transparency log is opened.
+    log_settings: LogSettings,
+    /// The transparency log, once opened.
+    tlog: tokio::sync::OnceCell<tlog::TransparencyLog>,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -400,6 +409,8 @@ impl GameService {
             timers: clocks::Timers::default(),
             webhook_policy: crate::webhook::WebhookPolicy::default(),
             webhooks: std::sync::OnceLock::new(),
+            log_settings: LogSettings::default(),
+            tlog: tokio::sync::OnceCell::new(),
         };
         service.share_default_options();
         service
@@ -536,6 +547,7 @@ fn answer(kind: &Kind, version: u64, status: &Status, game: &AnyGame, seat: Seat
         status: status.clone(),
         effects: effects.iter().map(|e| game.redact(e, seen_as)).collect(),
         view: game.view(seen_as),
+        receipt: None,
     }
 }
 

@@ -12,7 +12,12 @@ impl GameService {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
         let current = slot.current();
-        Ok(self.state_of(&slot, viewer, (current.version, current.version), &current.status, &current.game, &current.table))
+        let mut state = self.state_of(&slot, viewer, (current.version, current.version), &current.status, &current.game, &current.table);
+        if current.status.is_finished() {
+            state.receipt =
+                self.receipt_of(&slot, &current).await.map_err(|err| tracing::warn!(%err, game = %slot.meta.id, "no receipt")).ok();
+        }
+        Ok(state)
     }
 
     /// The game at `version` (of `latest`) as `viewer` sees it, with `table` its table then.
@@ -43,6 +48,7 @@ impl GameService {
             seed_commitment: slot.meta.seed_commitment.clone(),
             seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
             view: game.view(seen_as),
+            receipt: None,
         }
     }
 

@@ -163,7 +163,7 @@ impl GameService {
         let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatLeft { seat }).await?;
         drop(writer);
         self.wake(slot.meta.stream, &now);
-        Ok(TableChanged { version: now.version, status: now.status.clone() })
+        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt: None })
     }
 
     /// Calls off a game that has not started, with the game's admin token.
@@ -178,7 +178,8 @@ impl GameService {
         let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::GameCancelled).await?;
         drop(writer);
         self.wake(slot.meta.stream, &now);
-        Ok(TableChanged { version: now.version, status: now.status.clone() })
+        let receipt = self.ended(&slot, &current.status, &now).await;
+        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt })
     }
 
     /// A new token for `seat`, with the game's admin token: the seat's old
@@ -234,14 +235,14 @@ impl GameService {
             RecordBody::SeatJoined(SeatJoined { seat, name, bot: Some(bot), token_hash: None })
         } else if sitter.bot == bot {
             // Nothing changes: nothing is appended.
-            return Ok(TableChanged { version: current.version, status: current.status.clone() });
+            return Ok(TableChanged { version: current.version, status: current.status.clone(), receipt: None });
         } else {
             RecordBody::SeatBot(SeatBotRecord { seat, bot })
         };
         let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
         drop(writer);
         self.wake(slot.meta.stream, &now);
-        Ok(TableChanged { version: now.version, status: now.status.clone() })
+        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt: None })
     }
 
     /// The token's seat resigns. A game of two sides (Battle 13's camps,
@@ -262,6 +263,7 @@ impl GameService {
         drop(writer);
         tracing::info!(game = %slot.meta.id, %seat, "seat resigned");
         self.wake(slot.meta.stream, &now);
-        Ok(TableChanged { version: now.version, status: now.status.clone() })
+        let receipt = self.ended(&slot, &current.status, &now).await;
+        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt })
     }
 }

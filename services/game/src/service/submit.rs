@@ -135,7 +135,7 @@ impl GameService {
         if let Some(request_id) = request.request_id {
             writer.request_ids.insert(request_id, seq);
         }
-        let answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects);
+        let mut answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects);
         if let Some(history) = slot.history.write().expect("history lock").as_mut() {
             history.push(Applied::Move { seat, mv }, effects, &now.game, clocked);
         }
@@ -143,6 +143,7 @@ impl GameService {
         drop(writer);
         self.wake(slot.meta.stream, &now);
         self.notify(&slot, Some(&current.status), &now, &at);
+        answer.receipt = self.ended(&slot, &current.status, &now).await;
         Ok(answer)
     }
 

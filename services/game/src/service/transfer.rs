@@ -54,6 +54,8 @@ impl GameService {
             seed: finished.then(|| hex::encode(slot.meta.secrets.seed.0)),
             exported_at: timestamp(self.clock.now()),
             revealed: revealed.as_ref().map(|lines| lines.len() as u64),
+            // A finished game's export is a bundle: its receipt with it.
+            receipt: if finished { Some(self.receipt_of(&slot, &current).await?) } else { None },
         };
         let raw: Vec<Vec<u8>> = stored.into_iter().map(|r| r.bytes).collect();
         Ok(export::write(&header, &raw, revealed.as_deref().unwrap_or_default()))
@@ -67,7 +69,13 @@ impl GameService {
     /// that says so.
     pub async fn verify(&self, bytes: impl Into<Vec<u8>>) -> Result<export::VerifyReport, ServiceError> {
         let bytes = bytes.into();
-        blocking(move || export::verify(&bytes)).await
+        let mut report = blocking(move || export::verify(&bytes)).await?;
+        // Receipts are checked with the key they name; this server trusts its own.
+        if let Some(receipt) = report.receipt.as_mut() {
+            let own = self.tlog().await?.key().verifier_key();
+            receipt.trusted = receipt.key == own;
+        }
+        Ok(report)
     }
 
     /// Imports a finished game's export after verifying it; the game keeps
@@ -113,6 +121,14 @@ impl GameService {
             Ok(_) => {}
         }
         tracing::info!(game = %verified.header.game_id, records = version + 1, "game imported");
+        // An imported game is over: this server commits to it too (a
+        // receipt in the export is the exporting server's, not this one's).
+        let id = GameId::from(stream);
+        let slot = self.slot(&id).await?;
+        let current = slot.current();
+        if let Err(err) = self.receipt_of(&slot, &current).await {
+            tracing::warn!(%err, game = %id, "an imported game was not added to the transparency log; the sweep will");
+        }
         Ok(ImportedGame { id: verified.header.game_id, kind: verified.header.kind, version, status })
     }
 }

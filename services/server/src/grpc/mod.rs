@@ -120,7 +120,22 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
         seed: state.seed,
         public: state.public,
         clock: state.clock.as_ref().map(time_control_out),
+        receipt: state.receipt.map(receipt_out),
     })
+}
+
+fn receipt_out(receipt: ludo_game::transparency::Receipt) -> pb::Receipt {
+    pb::Receipt {
+        key: receipt.key,
+        leaf_index: receipt.leaf_index,
+        leaf: receipt.leaf,
+        checkpoint: receipt.checkpoint,
+        inclusion: receipt.inclusion,
+    }
+}
+
+fn tree_out(tree: ludo_game::transparency::SignedTree) -> pb::SignedTree {
+    pb::SignedTree { origin: tree.origin, size: tree.size, root: tree.root }
 }
 
 /// A log record as a proto message.
@@ -183,6 +198,16 @@ fn verify_report(report: VerifyReport) -> Result<pb::VerifyReport, Status> {
         fault: report.fault.map(|f| pb::ExportFault { line: f.line, seq: f.seq, reason: f.reason }),
         game_id: report.game_id,
         kind: report.kind,
+        receipt: report.receipt.map(|r| pb::ReceiptReport {
+            key: r.key,
+            key_id: r.key_id,
+            trusted: r.trusted,
+            signature: r.signature,
+            tree: r.tree.map(tree_out),
+            leaf_index: r.leaf_index,
+            leaf_matches: r.leaf_matches,
+            included: r.included,
+        }),
     })
 }
 
@@ -205,7 +230,7 @@ fn seats(seats: &[ludo_game::api::SeatInfo]) -> Vec<pb::SeatInfo> {
 }
 
 fn table_changed(changed: TableChanged) -> pb::TableChanged {
-    pb::TableChanged { version: changed.version, status: Some(status_out(&changed.status)) }
+    pb::TableChanged { version: changed.version, status: Some(status_out(&changed.status)), receipt: changed.receipt.map(receipt_out) }
 }
 
 /// A seat number from a request (`field` names it).
@@ -395,6 +420,7 @@ impl Ludo for Api {
             status: Some(status_out(&accepted.status)),
             effects: effects_out(&accepted.effects),
             view: Some(accepted.view.to_proto()),
+            receipt: accepted.receipt.map(receipt_out),
         }))
     }
 
@@ -518,6 +544,31 @@ impl Ludo for Api {
             kind: imported.kind,
             version: imported.version,
         }))
+    }
+
+    async fn get_log(&self, _request: Request<pb::GetLogRequest>) -> Result<Response<pb::LogInfo>, Status> {
+        let info = self.service.log_info().await.map_err(from_service)?;
+        Ok(Response::new(pb::LogInfo {
+            origin: info.origin,
+            key: info.key,
+            key_id: info.key_id,
+            checkpoint: info.checkpoint,
+            tree: info.tree.map(tree_out),
+        }))
+    }
+
+    async fn get_receipt(&self, request: Request<pb::GetReceiptRequest>) -> Result<Response<pb::Receipt>, Status> {
+        let receipt = self.service.receipt(&game_id(&request.get_ref().id)?).await.map_err(from_service)?;
+        Ok(Response::new(receipt_out(receipt)))
+    }
+
+    async fn get_consistency_proof(
+        &self,
+        request: Request<pb::GetConsistencyProofRequest>,
+    ) -> Result<Response<pb::ConsistencyProof>, Status> {
+        let request = request.into_inner();
+        let proof = self.service.consistency_proof(request.from, request.to).await.map_err(from_service)?;
+        Ok(Response::new(pb::ConsistencyProof { from: proof.from, to: proof.to, proof: proof.proof }))
     }
 
     type WatchGameStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<pb::GameUpdate, Status>> + Send + 'static>>;

@@ -48,7 +48,7 @@ pub fn from_service(err: ServiceError) -> Status {
             let seats: Vec<String> = to_move.iter().map(|s| s.0.to_string()).collect();
             status(Code::FailedPrecondition, reason, message, meta(&[("to_move", seats.join(","))]))
         }
-        ServiceError::GameFinished | ServiceError::GameStarted | ServiceError::GameCancelled => {
+        ServiceError::GameFinished | ServiceError::GameStarted | ServiceError::GameCancelled | ServiceError::GameNotOver => {
             status(Code::FailedPrecondition, reason, message, HashMap::new())
         }
         ServiceError::GameWaiting { open_seats } => {

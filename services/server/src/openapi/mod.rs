@@ -22,6 +22,7 @@ use utoipa::{Modify, OpenApi};
         (name = "games", description = "Create games, play them, read their state and log"),
         (name = "seats", description = "Join open seats, leave, resign; as the game's admin, cancel, reissue tokens, hand seats to bots"),
         (name = "records", description = "Export, verify and import whole records; follow games live"),
+        (name = "transparency", description = "The transparency log of games: the server's public key, signed checkpoints (C2SP tlog-checkpoint), receipts and consistency proofs"),
         (name = "operations", description = "Health and documentation"),
     )
 )]

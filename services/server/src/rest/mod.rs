@@ -57,6 +57,11 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(replay))
         .routes(routes!(list_steps))
         .routes(routes!(export_game))
+        .routes(routes!(game_receipt))
+        .routes(routes!(log_info))
+        .routes(routes!(log_checkpoint))
+        .routes(routes!(log_key))
+        .routes(routes!(log_consistency))
         .routes(routes!(stream_game))
         .routes(routes!(stream_ticket))
         .routes(routes!(health))
@@ -500,6 +505,87 @@ async fn export_game(State(app): State<AppState>, caller: Caller, GamePath(id): 
     let bytes = app.service.export(&id, caller.token()).await?;
     let disposition = format!("attachment; filename=\"{id}.jsonl\"");
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson".to_string()), (header::CONTENT_DISPOSITION, disposition)], bytes))
+}
+
+/// The game's receipt from the server's transparency log: its head (id,
+/// record count, last hash, outcome), the signed checkpoint that first
+/// included it and the inclusion proof. A finished game's export carries
+/// the same receipt.
+#[utoipa::path(
+    get, path = "/v1/games/{id}/receipt", tag = "transparency",
+    params(("id" = String, Path, description = "Game id")),
+    responses(
+        (status = 200, description = "The receipt", body = ludo_game::transparency::Receipt),
+        (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_not_over: the game is still waiting or being played", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn game_receipt(State(app): State<AppState>, GamePath(id): GamePath) -> Result<Json<ludo_game::transparency::Receipt>> {
+    Ok(Json(app.service.receipt(&id).await?))
+}
+
+/// The transparency log: its origin, its public key (a C2SP signed-note
+/// verifier key) and its latest signed checkpoint.
+#[utoipa::path(
+    get, path = "/v1/log", tag = "transparency",
+    responses((status = 200, description = "The log's key and latest checkpoint", body = ludo_game::LogInfo))
+)]
+async fn log_info(State(app): State<AppState>) -> Result<Json<ludo_game::LogInfo>> {
+    Ok(Json(app.service.log_info().await?))
+}
+
+/// The log's latest signed checkpoint, as a C2SP tlog-checkpoint in a
+/// signed note (the text any C2SP client reads).
+#[utoipa::path(
+    get, path = "/v1/log/checkpoint", tag = "transparency",
+    responses(
+        (status = 200, description = "The checkpoint (signed note)", body = String, content_type = "text/plain"),
+        (status = 404, description = "not_found: the log is empty (no game has ended yet)", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn log_checkpoint(State(app): State<AppState>) -> Result<impl IntoResponse> {
+    let info = app.service.log_info().await?;
+    let checkpoint = info.checkpoint.ok_or_else(|| Problem::not_found("the log is empty: no game has ended yet"))?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], checkpoint))
+}
+
+/// The log's public key, as one line: a C2SP signed-note verifier key
+/// (`origin+keyid+base64`), what `ludo verify --key` takes.
+#[utoipa::path(
+    get, path = "/.well-known/ludotheque-log-key", tag = "transparency",
+    responses((status = 200, description = "The verifier key", body = String, content_type = "text/plain"))
+)]
+async fn log_key(State(app): State<AppState>) -> Result<impl IntoResponse> {
+    let info = app.service.log_info().await?;
+    Ok(([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], format!("{}\n", info.key)))
+}
+
+/// The two tree sizes of `GET /v1/log/consistency`.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+struct ConsistencyQuery {
+    /// The older checkpoint's tree size.
+    from: u64,
+    /// The newer checkpoint's tree size.
+    to: u64,
+}
+
+/// The RFC 6962 proof that the log's tree of `from` leaves is a prefix of
+/// its tree of `to` leaves: no game committed to by the older checkpoint
+/// was dropped or changed by the newer one.
+#[utoipa::path(
+    get, path = "/v1/log/consistency", tag = "transparency", params(ConsistencyQuery),
+    responses(
+        (status = 200, description = "The consistency proof", body = ludo_game::transparency::ConsistencyProof),
+        (status = 400, description = "invalid_input: not 0 <= from <= to <= the log's size", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn log_consistency(
+    State(app): State<AppState>,
+    Params(query): Params<ConsistencyQuery>,
+) -> Result<Json<ludo_game::transparency::ConsistencyProof>> {
+    Ok(Json(app.service.consistency_proof(query.from, query.to).await?))
 }
 
 /// Checks an export without any server state: the hash chain, the seed

@@ -116,7 +116,7 @@ impl From<ServiceError> for Problem {
             ServiceError::NotYourTurn { to_move, .. } => {
                 Problem { to_move: Some(to_move), ..Problem::new(StatusCode::CONFLICT, code, detail) }
             }
-            ServiceError::GameFinished | ServiceError::GameStarted | ServiceError::GameCancelled => {
+            ServiceError::GameFinished | ServiceError::GameStarted | ServiceError::GameCancelled | ServiceError::GameNotOver => {
                 Problem::new(StatusCode::CONFLICT, code, detail)
             }
             ServiceError::GameWaiting { open_seats } => {

@@ -1,0 +1,725 @@
+//! The transparency log of games, kept through the event-store contract
+//! (see [`crate::transparency`] for what it proves).
+//!
+//! # How it is stored
+//! Two streams with reserved ids (no game id can name them: see `ids`):
+//!
+//! - **the key stream** (`ffffffff-ffff-ffff-ffff-fffffffffffe`): record 0
+//!   names the log's origin and public key; its sealed side data holds the
+//!   private key when the server made it (not when the operator gives it
+//!   from a file). Created once, by the first server to start: the store's
+//!   expected-length check lets exactly one of several replicas create it,
+//!   and the others read it back.
+//! - **the log stream** (`ffffffff-ffff-ffff-ffff-ffffffffffff`): record `n`
+//!   is leaf `n`, with the tree hashes stored when it was added (the
+//!   `tlog` scheme: the leaf's hash and one per subtree it completes, about
+//!   two per leaf), and the last record of every append carries the signed
+//!   checkpoint of the tree it completes. An append of leaves is one store
+//!   append at the tree's size: two servers that add leaves at once cannot
+//!   both succeed, so the tree (and every checkpoint) is one linear history
+//!   on every backend. The loser catches up and signs again; a checkpoint it
+//!   signed for the losing append is dropped unseen.
+//!
+//! A game's leaf is added once the game is over (`ended`), before the
+//! answer to the move that ended it, and its place (`logged`: leaf index and
+//! the size of the checkpoint its receipt is against) is written into the
+//! game's summary. A server that crashed in between leaves a finished game
+//! without one; the sweep at start (and every 30 s on a shared store) adds
+//! those. Receipts are rebuilt from the log on demand and cached with the game.
+//!
+//! Proofs read the stored hashes they need from the log stream (a proof at
+//! a million leaves reads about 40), keeping those read in a bounded cache:
+//! they never change.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use tlog_tiles::Hash;
+
+use super::*;
+use crate::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash};
+
+/// The log stream's id (the largest UUID).
+pub(super) const LOG_STREAM: StreamId = StreamId([0xff; 16]);
+/// The key stream's id.
+pub(super) const KEY_STREAM: StreamId =
+    StreamId([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe]);
+
+/// Whether `stream` is one of the transparency log's own (or reserved for
+/// it): never a game.
+#[must_use]
+pub fn is_reserved(stream: StreamId) -> bool {
+    stream.0[..15].iter().all(|&b| b == 0xff)
+}
+
+/// Most leaves one append adds (what waits beyond goes in the next).
+const MAX_BATCH: usize = 512;
+/// Leaves read per page when the tree is checked at start.
+const CHECK_PAGE: u64 = 4096;
+/// Stored hashes kept in memory at most (about 40 bytes each).
+const MAX_CACHED_HASHES: usize = 1 << 20;
+/// The key record's format.
+const KEY_FORMAT: u32 = 1;
+
+/// How the operator sets up the log.
+#[derive(Clone, Debug, Default)]
+pub struct LogSettings {
+    /// The log's origin (and key name); `None`: the one the store already
+    /// has, or [`transparency::DEFAULT_ORIGIN`] for a new log.
+    pub origin: Option<String>,
+    /// The signing key, when the operator gives it (replicas that must not
+    /// keep it in the database); `None`: the key kept in the store, made at
+    /// first start.
+    pub key: Option<LogKey>,
+}
+
+/// Record 0 of the key stream.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeyRecord {
+    format: u32,
+    origin: String,
+    /// The C2SP verifier key.
+    key: String,
+    created_at: String,
+}
+
+/// One record of the log stream: a leaf and the hashes stored with it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    leaf: String,
+    /// Base64, from stored-hash index `stored_hash_index(0, n)` on.
+    hashes: Vec<String>,
+    /// The signed checkpoint of the tree this record completes (on the last
+    /// record of each append).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    checkpoint: Option<String>,
+}
+
+impl Entry {
+    fn from_bytes(seq: u64, bytes: &[u8]) -> Result<Entry, ServiceError> {
+        serde_json::from_slice(bytes).map_err(|e| log_corrupt(seq, format!("not a log entry: {e}")))
+    }
+}
+
+fn log_corrupt(seq: u64, reason: impl Into<String>) -> ServiceError {
+    ServiceError::CorruptLog { game: "transparency log".into(), seq, reason: reason.into() }
+}
+
+/// The log's public face: what `/v1/log` answers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct LogInfo {
+    /// The log's origin (the first line of its checkpoints, and its key's name).
+    pub origin: String,
+    /// The public key as a C2SP signed-note verifier key
+    /// (`origin+keyid+base64(0x01 ‖ Ed25519 public key)`): what `ludo
+    /// verify --key` takes.
+    pub key: String,
+    /// The key id (8 hex digits), as in each checkpoint's signature line.
+    pub key_id: String,
+    /// The latest signed checkpoint (C2SP tlog-checkpoint in a signed
+    /// note); absent while the log is empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<String>,
+    /// The tree it signs: size and root.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree: Option<SignedTree>,
+}
+
+/// Where the tree stands.
+#[derive(Debug, Clone)]
+struct Head {
+    size: u64,
+    checkpoint: Option<String>,
+}
+
+/// The transparency log, as one server keeps it (the service opens one;
+/// benchmarks and tools may open one over any store).
+pub struct TransparencyLog {
+    store: Arc<dyn EventStore>,
+    key: LogKey,
+    /// The appender's lock and the tree as this server last knew it.
+    head: tokio::sync::Mutex<Head>,
+    /// The latest head, for readers (never behind what this server appended).
+    latest: RwLock<Head>,
+    /// Leaves waiting for the appender: each with where to send its index
+    /// and the checkpoint (the size of the tree that includes it).
+    #[allow(clippy::type_complexity)]
+    pending: Mutex<Vec<(String, tokio::sync::oneshot::Sender<Result<(u64, u64), ServiceError>>)>>,
+    /// Stored hashes read or written (they never change).
+    cache: Mutex<HashMap<u64, Hash>>,
+}
+
+impl std::fmt::Debug for TransparencyLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TransparencyLog").field("key", &self.key).finish_non_exhaustive()
+    }
+}
+
+impl TransparencyLog {
+    /// Opens the log in `store`: loads its key (making it at first start),
+    /// then checks that the stored tree is the one the last checkpoint
+    /// signed. A server whose tree disagrees must not start: it would sign
+    /// checkpoints inconsistent with those it published.
+    ///
+    /// # Errors
+    /// A key that does not match the store's, a tree that disagrees with
+    /// its last checkpoint, storage errors.
+    pub async fn open(store: Arc<dyn EventStore>, settings: &LogSettings, now: String) -> Result<TransparencyLog, ServiceError> {
+        let key = load_key(&store, settings, now).await?;
+        let size = {
+            let store = Arc::clone(&store);
+            blocking(move || store.next_seq(LOG_STREAM)).await??
+        };
+        let log = TransparencyLog {
+            store,
+            key,
+            head: tokio::sync::Mutex::new(Head { size: 0, checkpoint: None }),
+            latest: RwLock::new(Head { size: 0, checkpoint: None }),
+            pending: Mutex::default(),
+            cache: Mutex::default(),
+        };
+        if size > 0 {
+            let head = log.check_stored_tree(size).await?;
+            tracing::info!(origin = log.key.origin(), key_id = %log.key.key_id(), leaves = size, "transparency log checked");
+            *log.head.lock().await = head.clone();
+            *log.latest.write().expect("latest lock") = head;
+        } else {
+            tracing::info!(origin = log.key.origin(), key_id = %log.key.key_id(), "transparency log opened (empty)");
+        }
+        Ok(log)
+    }
+
+    /// The checkpoint stored with the tree's last leaf, opened with this
+    /// log's key, against the tree as stored: every leaf is hashed again,
+    /// every stored hash recomputed from the leaves, and the root from
+    /// them; it must be the root the checkpoint signs. One pass over the
+    /// log, in pages, keeping only the roots of the complete subtrees
+    /// (log2 of the size of them).
+    async fn check_stored_tree(&self, size: u64) -> Result<Head, ServiceError> {
+        let mut frontier: Vec<(u8, Hash)> = Vec::new();
+        let mut last = None;
+        let mut n = 0;
+        while n < size {
+            let page = self.store.read(LOG_STREAM, n, Some((n + CHECK_PAGE).min(size))).await?;
+            if page.is_empty() {
+                return Err(log_corrupt(n, "the log stream ends before its length"));
+            }
+            for record in page {
+                let entry = Entry::from_bytes(record.seq, &record.bytes)?;
+                let mut hash = transparency::record_hash(entry.leaf.as_bytes());
+                let mut stored = vec![hash];
+                let mut level = 0;
+                while frontier.last().is_some_and(|&(top, _)| top == level) {
+                    let (_, left) = frontier.pop().expect("just looked");
+                    hash = tlog_tiles::node_hash(left, hash);
+                    stored.push(hash);
+                    level += 1;
+                }
+                frontier.push((level, hash));
+                let written: Vec<String> = stored.iter().map(encode_hash).collect();
+                if written != entry.hashes {
+                    return Err(log_corrupt(
+                        record.seq,
+                        "the hashes stored with this leaf are not those of the leaves: the tree was altered",
+                    ));
+                }
+                n = record.seq + 1;
+                last = Some(entry);
+            }
+        }
+        let root = frontier
+            .iter()
+            .rev()
+            .map(|&(_, hash)| hash)
+            .reduce(|right, left| tlog_tiles::node_hash(left, right))
+            .unwrap_or(tlog_tiles::EMPTY_HASH);
+        let last = last.ok_or_else(|| log_corrupt(0, "an empty log with a length"))?;
+        let Some(checkpoint) = last.checkpoint else {
+            return Err(log_corrupt(size - 1, "the tree's last leaf carries no checkpoint: the log was cut or written by something else"));
+        };
+        let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key())
+            .map_err(|reason| log_corrupt(size - 1, format!("the last checkpoint does not open with the log's key: {reason}")))?;
+        if signed.size != size {
+            return Err(log_corrupt(size - 1, format!("the last checkpoint signs {} leaves, the stored tree holds {size}", signed.size)));
+        }
+        if encode_hash(&root) != signed.root {
+            return Err(log_corrupt(
+                size - 1,
+                format!(
+                    "the stored tree's root {} is not the root {} its last checkpoint signed: the tree was altered",
+                    encode_hash(&root),
+                    signed.root
+                ),
+            ));
+        }
+        Ok(Head { size, checkpoint: Some(checkpoint) })
+    }
+
+    /// The log's signing key.
+    #[must_use]
+    pub fn key(&self) -> &LogKey {
+        &self.key
+    }
+
+    /// What `/v1/log` shows.
+    #[must_use]
+    pub fn info(&self) -> LogInfo {
+        let latest = self.latest.read().expect("latest lock").clone();
+        let tree = latest.checkpoint.as_deref().and_then(transparency::peek_checkpoint);
+        LogInfo {
+            origin: self.key.origin().to_string(),
+            key: self.key.verifier_key().to_string(),
+            key_id: self.key.key_id(),
+            checkpoint: latest.checkpoint,
+            tree,
+        }
+    }
+
+    /// Adds `leaf` to the tree; answers its index and the size of the tree
+    /// whose checkpoint first includes it. Leaves added by several tasks at
+    /// once share one append.
+    ///
+    /// # Errors
+    /// Storage errors; a log another server corrupted.
+    pub async fn append(&self, leaf: String) -> Result<(u64, u64), ServiceError> {
+        let (sent, answer) = tokio::sync::oneshot::channel();
+        self.pending.lock().expect("pending lock").push((leaf, sent));
+        {
+            // Whoever holds the lock appends everything pending, this leaf
+            // too unless an earlier holder took it.
+            let mut head = self.head.lock().await;
+            loop {
+                let batch: Vec<_> = {
+                    let mut pending = self.pending.lock().expect("pending lock");
+                    let take = pending.len().min(MAX_BATCH);
+                    pending.drain(..take).collect()
+                };
+                if batch.is_empty() {
+                    break;
+                }
+                let leaves: Vec<&str> = batch.iter().map(|(leaf, _)| leaf.as_str()).collect();
+                let outcome = self.append_batch(&mut head, &leaves).await;
+                for (i, (_, sent)) in batch.into_iter().enumerate() {
+                    let _ = sent.send(outcome.clone().map(|(first, size)| (first + i as u64, size)));
+                }
+            }
+        }
+        answer.await.map_err(|_| ServiceError::Internal("the log's appender stopped".into()))?
+    }
+
+    /// One append of `leaves` at the tree's size, caught up and tried again
+    /// when another server appended first.
+    async fn append_batch(&self, head: &mut Head, leaves: &[&str]) -> Result<(u64, u64), ServiceError> {
+        loop {
+            let size = head.size;
+            let mut overlay: HashMap<u64, Hash> = HashMap::new();
+            let mut entries = Vec::with_capacity(leaves.len());
+            for (i, leaf) in leaves.iter().enumerate() {
+                let n = size + i as u64;
+                let hashes = self.compute(&overlay, |r| tlog_tiles::stored_hashes(n, leaf.as_bytes(), r)).await?;
+                let first = stored_hash_index(0, n);
+                for (j, hash) in hashes.iter().enumerate() {
+                    overlay.insert(first + j as u64, *hash);
+                }
+                entries.push(Entry { leaf: (*leaf).to_string(), hashes: hashes.iter().map(encode_hash).collect(), checkpoint: None });
+            }
+            let new_size = size + leaves.len() as u64;
+            let root = self.compute(&overlay, |r| tlog_tiles::tree_hash(new_size, r)).await?;
+            let checkpoint = self.key.sign_checkpoint(new_size, root).map_err(ServiceError::Internal)?;
+            if let Some(last) = entries.last_mut() {
+                last.checkpoint = Some(checkpoint.clone());
+            }
+            let records = entries.iter().map(|e| serde_json::to_vec(e).expect("log entries serialize")).collect();
+            match self.store.append(AppendRequest::at(LOG_STREAM, size, records)).await {
+                Ok(_) => {
+                    self.remember(overlay);
+                    *head = Head { size: new_size, checkpoint: Some(checkpoint) };
+                    self.publish(head);
+                    return Ok((size, new_size));
+                }
+                Err(StoreError::Conflict { actual_next, .. }) if actual_next > size => {
+                    // Another server added leaves: take its tree as ours,
+                    // once its checkpoint opens with the log's key.
+                    let last = self.entry(actual_next - 1).await?;
+                    let checkpoint = last.checkpoint.ok_or_else(|| log_corrupt(actual_next - 1, "an append ended without a checkpoint"))?;
+                    let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key())
+                        .map_err(|reason| log_corrupt(actual_next - 1, reason))?;
+                    if signed.size != actual_next {
+                        return Err(log_corrupt(actual_next - 1, "a checkpoint that does not sign the tree it ends"));
+                    }
+                    *head = Head { size: actual_next, checkpoint: Some(checkpoint) };
+                    self.publish(head);
+                }
+                Err(err) => return Err(err.into()),
+            }
+        }
+    }
+
+    fn publish(&self, head: &Head) {
+        let mut latest = self.latest.write().expect("latest lock");
+        if head.size >= latest.size {
+            *latest = head.clone();
+        }
+    }
+
+    fn remember(&self, hashes: HashMap<u64, Hash>) {
+        let mut cache = self.cache.lock().expect("cache lock");
+        if cache.len() + hashes.len() > MAX_CACHED_HASHES {
+            cache.clear();
+        }
+        cache.extend(hashes);
+    }
+
+    /// Runs a tree computation, fetching the stored hashes it needs that
+    /// are neither in `overlay` (not yet stored) nor cached.
+    async fn compute<T>(
+        &self,
+        overlay: &HashMap<u64, Hash>,
+        work: impl Fn(&AtHand<'_>) -> Result<T, tlog_tiles::Error>,
+    ) -> Result<T, ServiceError> {
+        let mut fetched: HashMap<u64, Hash> = HashMap::new();
+        for _ in 0..3 {
+            let missing = Missing::default();
+            let outcome = {
+                let cache = self.cache.lock().expect("cache lock");
+                work(&AtHand { layers: &[overlay, &fetched, &cache], missing: &missing })
+            };
+            let wanted = missing.take();
+            match outcome {
+                Ok(value) => return Ok(value),
+                Err(_) if !wanted.is_empty() => {
+                    let hashes = self.stored_hashes(&wanted, overlay).await?;
+                    fetched.extend(wanted.iter().copied().zip(hashes));
+                }
+                Err(err) => return Err(log_corrupt(0, format!("a tree computation failed: {err}"))),
+            }
+        }
+        Err(ServiceError::Internal("a tree computation kept asking for more hashes".into()))
+    }
+
+    /// The stored hashes at `indexes`, read from the leaves that stored them.
+    async fn stored_hashes(&self, indexes: &[u64], overlay: &HashMap<u64, Hash>) -> Result<Vec<Hash>, ServiceError> {
+        let mut by_leaf: HashMap<u64, Vec<(u64, usize)>> = HashMap::new();
+        let mut found: HashMap<u64, Hash> = HashMap::new();
+        {
+            let cache = self.cache.lock().expect("cache lock");
+            for &index in indexes {
+                if let Some(hash) = overlay.get(&index).or_else(|| cache.get(&index)) {
+                    found.insert(index, *hash);
+                } else {
+                    let (leaf, place) = transparency::stored_by(index);
+                    by_leaf.entry(leaf).or_default().push((index, place));
+                }
+            }
+        }
+        // The leaves are read at once (a proof at a million leaves needs ~40).
+        let mut reads = tokio::task::JoinSet::new();
+        for &leaf in by_leaf.keys() {
+            let store = Arc::clone(&self.store);
+            reads.spawn(async move { store.read(LOG_STREAM, leaf, Some(leaf + 1)).await.map(|records| (leaf, records)) });
+        }
+        let mut read = HashMap::new();
+        while let Some(outcome) = reads.join_next().await {
+            let (leaf, records) = outcome.map_err(|e| ServiceError::Internal(format!("a log read failed: {e}")))??;
+            let record = records.into_iter().next().ok_or_else(|| log_corrupt(leaf, "a leaf the tree needs is missing"))?;
+            let entry = Entry::from_bytes(leaf, &record.bytes)?;
+            for &(index, place) in &by_leaf[&leaf] {
+                let text = entry.hashes.get(place).ok_or_else(|| log_corrupt(leaf, "a stored hash is missing"))?;
+                let hash = transparency::decode_hash(text).map_err(|reason| log_corrupt(leaf, reason))?;
+                read.insert(index, hash);
+            }
+        }
+        self.remember(read.clone());
+        found.extend(read);
+        indexes.iter().map(|index| found.get(index).copied().ok_or_else(|| log_corrupt(0, "a stored hash was not read"))).collect()
+    }
+
+    /// Record `n` of the log stream.
+    async fn entry(&self, n: u64) -> Result<Entry, ServiceError> {
+        let records = self.store.read(LOG_STREAM, n, Some(n + 1)).await?;
+        let record = records.into_iter().next().ok_or_else(|| log_corrupt(n, "no such leaf"))?;
+        Entry::from_bytes(n, &record.bytes)
+    }
+
+    /// The receipt of leaf `index` against the checkpoint of `size` leaves
+    /// (stored with the leaf that completed that tree).
+    ///
+    /// # Errors
+    /// Storage errors; `internal` for a leaf not in that tree.
+    pub async fn receipt(&self, index: u64, size: u64) -> Result<Receipt, ServiceError> {
+        if index >= size || size == 0 {
+            return Err(ServiceError::Internal(format!("leaf {index} is not in a tree of {size} leaves")));
+        }
+        let (leaf, last) = tokio::try_join!(self.entry(index), self.entry(size - 1))?;
+        let checkpoint = last.checkpoint.ok_or_else(|| log_corrupt(size - 1, "no checkpoint was stored for this tree size"))?;
+        let proof = self.compute(&HashMap::new(), |r| tlog_tiles::prove_record(size, index, r)).await?;
+        Ok(Receipt {
+            key: self.key.verifier_key().to_string(),
+            leaf_index: index,
+            leaf: leaf.leaf,
+            checkpoint,
+            inclusion: proof.iter().map(encode_hash).collect(),
+        })
+    }
+
+    /// The proof that the tree of `from` leaves is a prefix of the tree of `to`.
+    ///
+    /// # Errors
+    /// `invalid_input` unless `from <= to <=` the log's size; storage errors.
+    pub async fn consistency(&self, from: u64, to: u64) -> Result<ConsistencyProof, ServiceError> {
+        let size = self.latest.read().expect("latest lock").size;
+        let size = if to > size {
+            blocking({
+                let store = Arc::clone(&self.store);
+                move || store.next_seq(LOG_STREAM)
+            })
+            .await??
+        } else {
+            size
+        };
+        if from > to || to > size {
+            return Err(ServiceError::invalid(
+                "from",
+                format!("a consistency proof needs 0 <= from <= to <= {size} (the log's size), not from = {from}, to = {to}"),
+            ));
+        }
+        let proof = if from == 0 || from == to {
+            Vec::new()
+        } else {
+            self.compute(&HashMap::new(), |r| tlog_tiles::prove_tree(to, from, r)).await?
+        };
+        Ok(ConsistencyProof { from, to, proof: proof.iter().map(encode_hash).collect() })
+    }
+}
+
+fn stored_hash_index(level: u8, n: u64) -> u64 {
+    transparency::stored_hash_index(level, n)
+}
+
+/// The log's key: the one in the store, the operator's (recorded in the
+/// store at first start), or a new one made and sealed in the store.
+async fn load_key(store: &Arc<dyn EventStore>, settings: &LogSettings, now: String) -> Result<LogKey, ServiceError> {
+    let refuse = |reason: String| ServiceError::Internal(format!("the transparency log's key: {reason}"));
+    if let (Some(origin), Some(key)) = (&settings.origin, &settings.key)
+        && origin != key.origin()
+    {
+        return Err(refuse(format!("--log-origin is `{origin}` but the key given is named `{}`", key.origin())));
+    }
+    for _ in 0..2 {
+        let stored = store.read(KEY_STREAM, 0, Some(1)).await?;
+        if let Some(record) = stored.first() {
+            let record: KeyRecord =
+                serde_json::from_slice(&record.bytes).map_err(|e| log_corrupt(0, format!("the key record does not read: {e}")))?;
+            if record.format != KEY_FORMAT {
+                return Err(refuse(format!("the store's key record has format {}, this server reads {KEY_FORMAT}", record.format)));
+            }
+            if let Some(origin) = &settings.origin
+                && *origin != record.origin
+            {
+                return Err(refuse(format!(
+                    "the store's log is `{}`, not `{origin}`: a log's origin never changes (drop --log-origin, or use another store)",
+                    record.origin
+                )));
+            }
+            let key = match &settings.key {
+                Some(key) => key.clone(),
+                None => {
+                    let sealed = store.sealed(KEY_STREAM).await?.ok_or_else(|| {
+                        refuse("the store's log was started with a key from a file, which this server was not given (--log-key)".into())
+                    })?;
+                    let text = String::from_utf8(sealed).map_err(|_| log_corrupt(0, "the sealed key is not text"))?;
+                    LogKey::from_private(&text).map_err(|reason| log_corrupt(0, reason))?
+                }
+            };
+            if key.verifier_key() != record.key {
+                return Err(refuse(format!(
+                    "the key given (id {}) is not the store's log key (id {}): checkpoints signed by both could not be checked against each other",
+                    key.key_id(),
+                    transparency::key_id_of(&record.key).unwrap_or_default()
+                )));
+            }
+            return Ok(key);
+        }
+        // A new log: the operator's key, or a new one kept sealed in the store.
+        let (key, sealed) = match &settings.key {
+            Some(key) => (key.clone(), None),
+            None => {
+                let origin = settings.origin.as_deref().unwrap_or(transparency::DEFAULT_ORIGIN);
+                let key = LogKey::generate(origin).map_err(refuse)?;
+                let sealed = key.private_key().as_bytes().to_vec();
+                (key, Some(sealed))
+            }
+        };
+        let record = KeyRecord {
+            format: KEY_FORMAT,
+            origin: key.origin().to_string(),
+            key: key.verifier_key().to_string(),
+            created_at: now.clone(),
+        };
+        let bytes = serde_json::to_vec(&record).expect("key records serialize");
+        match store.append(AppendRequest::create(KEY_STREAM, vec![bytes], sealed)).await {
+            Ok(_) => {
+                tracing::info!(origin = key.origin(), key_id = %key.key_id(), "the transparency log's key was made");
+                return Ok(key);
+            }
+            // Another server made it first: read theirs.
+            Err(StoreError::Conflict { .. }) => {}
+            Err(err) => return Err(err.into()),
+        }
+    }
+    Err(refuse("the key record could not be written nor read".into()))
+}
+
+impl GameService {
+    /// Sets how the transparency log is opened (origin, key); takes effect
+    /// at [`Self::open_log`] (or the first game that ends).
+    #[must_use]
+    pub fn with_log(mut self, settings: LogSettings) -> Self {
+        self.log_settings = settings;
+        self
+    }
+
+    /// Opens the transparency log: loads (or makes) its key and checks the
+    /// stored tree against its last checkpoint. `ludo serve` calls it before
+    /// it listens, and does not start when it fails.
+    ///
+    /// # Errors
+    /// A key that does not match the store's, a tree that disagrees with
+    /// its last checkpoint, storage errors.
+    pub async fn open_log(&self) -> Result<LogInfo, ServiceError> {
+        Ok(self.tlog().await?.info())
+    }
+
+    pub(super) async fn tlog(&self) -> Result<&TransparencyLog, ServiceError> {
+        self.tlog.get_or_try_init(|| TransparencyLog::open(Arc::clone(&self.store), &self.log_settings, timestamp(self.clock.now()))).await
+    }
+
+    /// The log's origin, key and latest checkpoint.
+    ///
+    /// # Errors
+    /// Storage errors.
+    pub async fn log_info(&self) -> Result<LogInfo, ServiceError> {
+        self.open_log().await
+    }
+
+    /// The proof that the log's tree of `from` leaves is a prefix of its
+    /// tree of `to` leaves.
+    ///
+    /// # Errors
+    /// `invalid_input` unless `from <= to <= ` the log's size; storage errors.
+    pub async fn consistency_proof(&self, from: u64, to: u64) -> Result<ConsistencyProof, ServiceError> {
+        self.tlog().await?.consistency(from, to).await
+    }
+
+    /// The game's receipt: its leaf, the checkpoint that first included it,
+    /// and the inclusion proof. A game that ended on a server that stopped
+    /// before adding its leaf gets it now.
+    ///
+    /// # Errors
+    /// `not_found`; `game_not_over` for a game still waiting or being
+    /// played; storage errors.
+    pub async fn receipt(&self, id: &GameId) -> Result<Receipt, ServiceError> {
+        let slot = self.slot(id).await?;
+        let current = slot.current();
+        if !current.status.is_finished() {
+            return Err(ServiceError::GameNotOver);
+        }
+        self.receipt_of(&slot, &current).await
+    }
+
+    /// The receipt of a game that is over (cached with the game).
+    pub(super) async fn receipt_of(&self, slot: &Slot, current: &Current) -> Result<Receipt, ServiceError> {
+        // One try at a time per game: a game that ends while the sweep
+        // looks at it gets one leaf.
+        slot.receipt.get_or_try_init(|| self.find_receipt(slot, current)).await.cloned()
+    }
+
+    async fn find_receipt(&self, slot: &Slot, current: &Current) -> Result<Receipt, ServiceError> {
+        let logged = match self.store.summary(slot.meta.stream).await? {
+            Some(listed) => {
+                listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)).and_then(|s| s.logged)
+            }
+            None => None,
+        };
+        match logged {
+            Some((index, size)) => self.tlog().await?.receipt(index, size).await,
+            None => self.log_game(slot, current).await,
+        }
+    }
+
+    /// Adds the game's head to the log and notes its place in the game's
+    /// summary; answers its receipt.
+    async fn log_game(&self, slot: &Slot, current: &Current) -> Result<Receipt, ServiceError> {
+        let records = self.records(slot, current.version, Some(current.version + 1)).await?;
+        let last = records.first().ok_or_else(|| ServiceError::Internal("a game without its last record".into()))?;
+        let head = transparency::GameHead {
+            game_id: slot.meta.id.clone(),
+            records: current.version + 1,
+            last_hash: last.hash.clone(),
+            status: current.status.clone(),
+        };
+        let leaf = head.leaf().ok_or(ServiceError::GameNotOver)?;
+        let log = self.tlog().await?;
+        let (index, size) = log.append(leaf).await?;
+        let mut summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, &last.at);
+        summary.logged = Some((index, size));
+        if let Err(err) = self.store.append(AppendRequest::describe(slot.meta.stream, current.version + 1, summary.to_bytes())).await {
+            // The next sweep finds the game without its place and logs it
+            // again: a second leaf for the same head, which proves the same.
+            tracing::warn!(%err, game = %slot.meta.id, leaf = index, "a game's place in the log was not written to its summary");
+        }
+        self.metrics.logged_games.inc();
+        log.receipt(index, size).await
+    }
+
+    /// After a change that ended a game: its leaf, before the answer. A
+    /// failure is logged, not answered (the change is durable; the sweep
+    /// adds the leaf later).
+    pub(super) async fn ended(&self, slot: &Slot, before: &Status, now: &Current) -> Option<Receipt> {
+        if before.is_finished() || !now.status.is_finished() {
+            return None;
+        }
+        match self.receipt_of(slot, now).await {
+            Ok(receipt) => Some(receipt),
+            Err(err) => {
+                tracing::warn!(%err, game = %slot.meta.id, "a game that ended was not added to the transparency log; the sweep will");
+                None
+            }
+        }
+    }
+
+    /// Adds to the log every game over whose summary has no place in it (a
+    /// server stopped between the two). On a shared store, a game that
+    /// ended less than `grace` ago is left to the server that ended it.
+    pub(super) async fn log_unlogged(&self, summaries: &[(StreamId, StoredSummary)], grace: std::time::Duration) {
+        let now = self.clock.now();
+        for (stream, summary) in summaries {
+            if !summary.status.is_finished() || summary.logged.is_some() {
+                continue;
+            }
+            let recent = summary
+                .finished_at
+                .as_deref()
+                .and_then(|at| humantime::parse_rfc3339(at).ok())
+                .is_some_and(|at| now.duration_since(at).unwrap_or_default() < grace);
+            if self.store.shared() && recent {
+                continue;
+            }
+            let outcome = async {
+                let slot = self.slot_of(*stream).await?;
+                let current = slot.current();
+                self.receipt_of(&slot, &current).await
+            };
+            match outcome.await {
+                Ok(receipt) => {
+                    tracing::info!(game = %game_id(*stream), leaf = receipt.leaf_index, "a game that ended earlier was added to the transparency log")
+                }
+                Err(err) => {
+                    tracing::warn!(%err, game = %game_id(*stream), "a game that ended earlier could not be added to the transparency log")
+                }
+            }
+        }
+    }
+}
