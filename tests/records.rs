@@ -77,8 +77,16 @@ async fn export_verify_import_replays_identically_for_every_kind() {
         assert_eq!(imported.status, 201, "{imported:?}");
         assert_eq!(imported.body["id"], id);
         assert_eq!(rest_b.post_bytes("/v1/games/import", export.clone()).await.body["code"], "game_exists");
-        // The imported game is the same game: state, log, steps and every replay.
-        assert_eq!(rest_b.get(&format!("/v1/games/{id}"), None).await.body, state_a);
+        // The imported game is the same game: state, log, steps and every
+        // replay. Only its receipt differs: server B commits to the game in
+        // its own transparency log, under its own key.
+        let mut state_b = rest_b.get(&format!("/v1/games/{id}"), None).await.body;
+        let (mut state_a, receipt_b) = (state_a.clone(), state_b.as_object_mut().unwrap().remove("receipt"));
+        let receipt_a = state_a.as_object_mut().unwrap().remove("receipt");
+        assert_eq!(state_b, state_a);
+        let (receipt_a, receipt_b) = (receipt_a.expect("A's receipt"), receipt_b.expect("B's receipt"));
+        assert_eq!(receipt_a["leaf"], receipt_b["leaf"], "{kind}: both logs commit to the same head");
+        assert_ne!(receipt_a["key"], receipt_b["key"], "{kind}: each server signs with its own key");
         assert_eq!(rest_b.events(id, None).await, events);
         assert_eq!(
             rest_b.get(&format!("/v1/games/{id}/steps?limit=1000"), None).await.body,

@@ -79,6 +79,7 @@ fn finished_game(kind: &str, players: usize, options: Value, at_least: usize) ->
             seed: Some(hex::encode(seed.0)),
             exported_at: at.into(),
             revealed: Some(revealed.len() as u64),
+            receipt: None,
         };
         let raw: Vec<Vec<u8>> = records.iter().map(Record::to_bytes).collect();
         return export::write(&header, &raw, &revealed);

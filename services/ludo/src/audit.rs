@@ -142,7 +142,7 @@ pub fn consistency(old: &Path, new: &Path, given: Option<&str>, known: Option<&P
     };
     transparency::check_consistency(&old_tree, &new_tree, &proof)?;
     Ok(format!(
-        "{how}\nold checkpoint: {} leaves, root {}\nnew checkpoint: {} leaves, root {}\nconsistent: the new tree extends the old one ({} hashes of proof)\nVALID\n",
+        "{how}\nold checkpoint: tree size {}, root {}\nnew checkpoint: tree size {}, root {}\nconsistent: the new tree extends the old one ({} hashes of proof)\nVALID\n",
         old_tree.size,
         old_tree.root,
         new_tree.size,

@@ -433,9 +433,10 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
     match &report.receipt {
         Some(receipt) => {
             if let Some(tree) = &receipt.tree {
+                let leaves = if tree.size == 1 { "leaf" } else { "leaves" };
                 let _ = writeln!(
                     out,
-                    "checkpoint: signed by {} ({}), {} leaves, root {}",
+                    "checkpoint: signed by {} ({}), {} {leaves}, root {}",
                     receipt.key_id.as_deref().unwrap_or("?"),
                     tree.origin,
                     tree.size,
