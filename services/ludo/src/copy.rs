@@ -183,6 +183,25 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_transparency_log_goes_with_the_games_and_opens_in_the_target() {
+        let from: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+        let service = GameService::new(Arc::clone(&from), Arc::new(SystemClock));
+        for _ in 0..3 {
+            let created = service.create(CreateGame::new("cardinal", ["A", "B"])).await.unwrap();
+            service.resign(&created.id.parse().unwrap(), Some(&created.seats[1].token)).await.unwrap();
+        }
+        let before = service.log_info().await.unwrap();
+        let to: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+        let (from2, to2) = (Arc::clone(&from), Arc::clone(&to));
+        let copied = tokio::task::spawn_blocking(move || copy(&from2, &to2, &ProgressBar::hidden())).await.unwrap().unwrap();
+        // Three games, the log's key and its tree.
+        assert_eq!(copied.games, 5);
+        let moved = GameService::new(to, Arc::new(SystemClock));
+        let after = moved.open_log().await.expect("the copied tree checks out against its checkpoint");
+        assert_eq!((after.key, after.checkpoint), (before.key, before.checkpoint));
+    }
+
+    #[tokio::test]
     async fn a_target_that_differs_is_never_overwritten() {
         let from = played(1).await;
         let to = played(0).await;
