@@ -602,6 +602,25 @@ mod tests {
         assert_eq!(running.leaf(), None);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Whatever sizes, indexes and proofs a bundle or a client claims,
+        /// checking them answers (almost always "no"), never panics.
+        #[test]
+        fn proof_checks_never_panic(size in proptest::num::u64::ANY, index in proptest::num::u64::ANY, old in proptest::num::u64::ANY, hashes in 0..=MAX_PROOF, byte in proptest::num::u8::ANY) {
+            let proof: Vec<String> = (0..hashes).map(|i| encode_hash(&Hash([byte.wrapping_add(i as u8); 32]))).collect();
+            let tree = SignedTree { origin: "o".into(), size, root: encode_hash(&Hash([byte; 32])) };
+            let _ = check_inclusion("leaf", index, &proof, &tree);
+            let older = SignedTree { origin: "o".into(), size: old, root: encode_hash(&Hash([!byte; 32])) };
+            let _ = check_consistency(&older, &tree, &ConsistencyProof { from: old, to: size, proof: proof.clone() });
+            let small = SignedTree { size: size % 64, ..tree.clone() };
+            let _ = check_inclusion("leaf", index % 64, &proof, &small);
+            let small_old = SignedTree { size: old % 64, ..older };
+            let _ = check_consistency(&small_old, &small, &ConsistencyProof { from: old % 64, to: size % 64, proof });
+        }
+    }
+
     #[test]
     fn stored_by_finds_the_leaf_that_stored_each_hash() {
         // Leaf n stores its own hash and one per subtree it completes.

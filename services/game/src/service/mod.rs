@@ -285,7 +285,7 @@ pub struct GameService {
     /// How the transparency log is opened.
     log_settings: LogSettings,
     /// The transparency log, once opened.
-    tlog: tokio::sync::OnceCell<tlog::TransparencyLog>,
+    tlog: tokio::sync::OnceCell<Arc<tlog::TransparencyLog>>,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a

@@ -279,16 +279,24 @@ impl TransparencyLog {
 
     /// Adds `leaf` to the tree; answers its index and the size of the tree
     /// whose checkpoint first includes it. Leaves added by several tasks at
-    /// once share one append.
+    /// once share one append. The append runs in a task of its own: a
+    /// caller that goes away (a client that hangs up) cancels neither its
+    /// leaf nor the others' in the same append.
     ///
     /// # Errors
     /// Storage errors; a log another server corrupted.
-    pub async fn append(&self, leaf: String) -> Result<(u64, u64), ServiceError> {
+    pub async fn append(self: &Arc<Self>, leaf: String) -> Result<(u64, u64), ServiceError> {
         let (sent, answer) = tokio::sync::oneshot::channel();
         self.pending.lock().expect("pending lock").push((leaf, sent));
+        let log = Arc::clone(self);
+        tokio::spawn(async move { log.flush().await });
+        answer.await.map_err(|_| ServiceError::Internal("the log's appender stopped".into()))?
+    }
+
+    /// Appends every pending leaf (the holder of the head's lock appends
+    /// what all the others left pending).
+    async fn flush(&self) {
         {
-            // Whoever holds the lock appends everything pending, this leaf
-            // too unless an earlier holder took it.
             let mut head = self.head.lock().await;
             loop {
                 let batch: Vec<_> = {
@@ -306,7 +314,6 @@ impl TransparencyLog {
                 }
             }
         }
-        answer.await.map_err(|_| ServiceError::Internal("the log's appender stopped".into()))?
     }
 
     /// One append of `leaves` at the tree's size, caught up and tried again
@@ -592,8 +599,12 @@ impl GameService {
         Ok(self.tlog().await?.info())
     }
 
-    pub(super) async fn tlog(&self) -> Result<&TransparencyLog, ServiceError> {
-        self.tlog.get_or_try_init(|| TransparencyLog::open(Arc::clone(&self.store), &self.log_settings, timestamp(self.clock.now()))).await
+    pub(super) async fn tlog(&self) -> Result<&Arc<TransparencyLog>, ServiceError> {
+        self.tlog
+            .get_or_try_init(|| async {
+                TransparencyLog::open(Arc::clone(&self.store), &self.log_settings, timestamp(self.clock.now())).await.map(Arc::new)
+            })
+            .await
     }
 
     /// The log's origin, key and latest checkpoint.
@@ -661,17 +672,25 @@ impl GameService {
             status: current.status.clone(),
         };
         let leaf = head.leaf().ok_or(ServiceError::GameNotOver)?;
-        let log = self.tlog().await?;
-        let (index, size) = log.append(leaf).await?;
+        let log = Arc::clone(self.tlog().await?);
         let mut summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, &last.at);
-        summary.logged = Some((index, size));
-        if let Err(err) = self.store.append(AppendRequest::describe(slot.meta.stream, current.version + 1, summary.to_bytes())).await {
-            // The next sweep finds the game without its place and logs it
-            // again: a second leaf for the same head, which proves the same.
-            tracing::warn!(%err, game = %slot.meta.id, leaf = index, "a game's place in the log was not written to its summary");
-        }
-        self.metrics.logged_games.inc();
-        log.receipt(index, size).await
+        let (store, metrics) = (Arc::clone(&self.store), Arc::clone(&self.metrics));
+        let (stream, next, id) = (slot.meta.stream, current.version + 1, slot.meta.id.clone());
+        // From here on in a task of its own: once the leaf is in the tree,
+        // its place is written to the summary even if the caller went away
+        // (else a later look would add the game a second time).
+        let logged = tokio::spawn(async move {
+            let (index, size) = log.append(leaf).await?;
+            summary.logged = Some((index, size));
+            if let Err(err) = store.append(AppendRequest::describe(stream, next, summary.to_bytes())).await {
+                // The next sweep finds the game without its place and logs
+                // it again: a second leaf for the same head, proving the same.
+                tracing::warn!(%err, game = %id, leaf = index, "a game's place in the log was not written to its summary");
+            }
+            metrics.logged_games.inc();
+            log.receipt(index, size).await
+        });
+        logged.await.map_err(|e| ServiceError::Internal(format!("adding a game to the log failed: {e}")))?
     }
 
     /// After a change that ended a game: its leaf, before the answer. A
