@@ -9,8 +9,12 @@
 //! - a real gRPC-Web client (Connect-ES's gRPC-Web transport over HTTP/1.1,
 //!   with the service read at run time from the proto crate's descriptor set,
 //!   no generated code) calls every unary RPC and `WatchGame` while playing a
-//!   game to its end, and reads refusals' codes and ErrorInfo details
-//!   (`tests/clients/grpcweb/roundtrip.mjs`).
+//!   game to its end, reads refusals' codes and ErrorInfo details, and checks
+//!   the transparency log as an outside auditor would (checkpoint signatures,
+//!   inclusion and consistency proofs, with node:crypto only)
+//!   (`tests/clients/grpcweb/roundtrip.mjs`);
+//! - the Python client also reads the transparency log over REST (`/v1/log`,
+//!   its checkpoint, key and consistency proofs, a game's receipt).
 //!
 //! The tools are installed at pinned versions into `.tools/` by
 //! `.ci/install-client-tools`. Where they are missing, each test says so and
@@ -330,6 +334,11 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         &json!({
             "valid": true, "chain_intact": true, "seed": 1, "replayed": true, "records": version + 1, "finished": true,
             "tampered_valid": false, "tampered_fault_line": 7, "tampered_fault_seq": 5,
+            // The export is a bundle: its receipt, checked by the server that signed it.
+            "receipt": {
+                "key_is_the_logs": true, "key_id": true, "trusted": true, "signature": true,
+                "tree_size": 1, "leaf_index": 0, "leaf_matches": true, "included": true,
+            },
         }),
         "seed 1 is SEED_CHECK_MATCHES"
     );
@@ -359,6 +368,68 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         "forfeit reason 1 is FORFEIT_REASON_RESIGNED"
     );
 
+    // The transparency log. Before any game ended: a key, no checkpoint, no
+    // tree, and the empty tree is consistent with itself.
+    let log = &s["log"];
+    let origin = log["empty"]["origin"].as_str().unwrap();
+    assert!(!origin.is_empty() && !origin.contains(['+', ' ']), "an origin names the log: {origin:?}");
+    assert_eq!(
+        log["empty"],
+        json!({"origin": origin, "key_id": log["empty"]["key_id"], "checkpoint": null, "tree": null, "proof": {"from": 0, "to": 0, "hashes": 0}})
+    );
+    // After three games ended (the played game, the resigned duel, the
+    // cancelled lobby): a tree of three leaves under the same key, whose
+    // latest checkpoint is signed by it and is the one the last receipt holds.
+    assert_eq!(
+        log["after"],
+        json!({
+            "origin": origin, "key_names_origin_and_id": true, "key_id_is_hex": true, "same_key_as_before": true,
+            "checkpoint_signed": true, "tree": {"origin": origin, "size": 3, "root_matches": true},
+            "latest_is_the_last_receipts": true,
+        })
+    );
+    // Each receipt names its game and outcome, is signed by the log's key,
+    // and its leaf is included in the tree its checkpoint signs (the tree as
+    // it was when the game ended).
+    let receipt = |index: u64, records: Value, outcome: &str, winners: Value, forfeits: Value| {
+        json!({
+            "leaf_index": index, "key_is_the_logs": true, "format": "ludotheque/game-head/v1", "names_the_game": true,
+            "records": records, "last_is_a_hash": true, "outcome": outcome, "winners": winners, "forfeits": forfeits,
+            "signed": true, "tree_size": index + 1, "included": true,
+        })
+    };
+    let receipts = &log["receipts"];
+    let game_winners = receipts["game"]["winners"].clone();
+    assert!(game_winners.as_str().is_some_and(|w| !w.is_empty()), "a finished game has winners: {game_winners}");
+    assert_eq!(receipts["game"], receipt(0, json!(version + 1), "finished", game_winners, json!("")));
+    assert_eq!(receipts["duel"], receipt(1, json!(4), "finished", json!("1"), json!("0:resigned")), "created, joined, reissued, resigned");
+    assert_eq!(receipts["lobby"], receipt(2, json!(5), "cancelled", Value::Null, Value::Null));
+    assert_eq!(log["game_records_match"], true, "the leaf counts every record of the game");
+    // The same receipt in the answer that ended each game, in the game state and in the export.
+    assert_eq!(
+        log["answers_carry_it"],
+        json!({
+            "move": {"at": version, "finished": true, "same": true},
+            "state": true, "state_now": true, "in_progress_state": null, "export": true,
+            "resigned": true, "cancelled": true, "left": null,
+        })
+    );
+    // Every older signed tree is a prefix of the latest (the empty one trivially).
+    assert_eq!(
+        log["consistency"],
+        json!([
+            {"from": 0, "to": 3, "hashes": 0, "consistent": true},
+            {"from": 1, "to": 3, "hashes": 2, "consistent": true},
+            {"from": 2, "to": 3, "hashes": 1, "consistent": true},
+            {"from": 3, "to": 3, "hashes": 0, "consistent": true},
+        ])
+    );
+    // And the client's checks are not vacuous.
+    assert_eq!(
+        log["checks_can_fail"],
+        json!({"forged_leaf_included": false, "wrong_root_consistent": false, "altered_checkpoint_signed": false})
+    );
+
     // Refusals: the gRPC code, and our ErrorInfo (reason, domain, metadata) read by the client.
     let expected = [
         ("getGame", "an unknown game", "NotFound", "not_found", json!({})),
@@ -375,6 +446,10 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         ("resign", "a token replaced", "Unauthenticated", "unauthorized", json!({})),
         ("importGame", "a tampered export", "InvalidArgument", "invalid_export", json!({"line": "7", "seq": "5"})),
         ("importGame", "the same game twice", "AlreadyExists", "game_exists", json!({})),
+        ("getReceipt", "a game still being played", "FailedPrecondition", "game_not_over", json!({})),
+        ("getReceipt", "an unknown game", "NotFound", "not_found", json!({})),
+        ("getConsistencyProof", "a tree larger than the log", "InvalidArgument", "invalid_input", json!({"field": "to"})),
+        ("getConsistencyProof", "from after to", "InvalidArgument", "invalid_input", json!({"field": "from"})),
     ];
     let errors = s["errors"].as_array().unwrap();
     assert_eq!(errors.len(), expected.len(), "{errors:#?}");
@@ -420,6 +495,23 @@ async fn a_generated_python_client_round_trips_every_kind() {
         ran.output().strip_prefix(ran.stdout.as_str()).unwrap_or_default()
     );
     println!("{}", ran.output());
+    // The transparency log was read through the generated client too: these checks ran (and passed).
+    for check in [
+        "log: an empty log has no checkpoint nor tree",
+        "log: GET /v1/log/checkpoint (an empty log): 404 not_found",
+        "log: the well-known key is the log's, on one line",
+        "log: GET /v1/games/{id}/receipt (a game being played): 409 game_not_over",
+        "log: POST /v1/games/{id}/resign (the game ends) round-trips",
+        "log: the log holds two leaves",
+        "log: GET /v1/log/checkpoint is the latest checkpoint",
+        "log: GET /v1/games/{id}/receipt (leaf 0): the leaf names the game and its outcome",
+        "log: GET /v1/games/{id}/receipt (leaf 1): the inclusion proof leads to the root of the tree of 2 leaves",
+        "log: GET /v1/games/{id}: the state of a game over carries its receipt",
+        "log: the consistency proof leads from the first checkpoint's root to the latest's",
+        "log: GET /v1/log/consistency?from=2&to=1: 400 invalid_input",
+    ] {
+        assert!(ran.stdout.lines().any(|line| line == format!("ok   {check}")), "the Python client did not check: {check}");
+    }
 }
 
 #[test]

@@ -57,6 +57,11 @@ fn the_document_is_openapi_3_1_and_self_contained() {
         "/v1/games/{id}/moves",
         "/v1/games/{id}/events",
         "/v1/games/{id}/replay",
+        "/v1/games/{id}/receipt",
+        "/v1/log",
+        "/v1/log/checkpoint",
+        "/v1/log/consistency",
+        "/.well-known/ludotheque-log-key",
     ] {
         assert!(doc["paths"].get(path).is_some(), "{path} is not documented");
     }
@@ -132,6 +137,20 @@ async fn every_answer_matches_the_served_document() {
     let (status, _) = rest.get_bytes("/metrics", None).await;
     contract.check("get", "/metrics", status, "application/openmetrics-text", &Value::Null);
 
+    // The transparency log before any game ended: its key, no checkpoint yet.
+    let log = rest.get("/v1/log", None).await;
+    assert_eq!((log.status, &log.body["checkpoint"], &log.body["tree"]), (200, &Value::Null, &Value::Null), "{log:?}");
+    check("get", "/v1/log", &log);
+    let no_checkpoint = rest.get("/v1/log/checkpoint", None).await;
+    assert_eq!((no_checkpoint.status, no_checkpoint.body["code"].as_str()), (404, Some("not_found")), "{no_checkpoint:?}");
+    check("get", "/v1/log/checkpoint", &no_checkpoint);
+    let (status, key) = rest.get_bytes("/.well-known/ludotheque-log-key", None).await;
+    assert_eq!((status, String::from_utf8(key).unwrap()), (200, format!("{}\n", log.body["key"].as_str().unwrap())));
+    contract.check("get", "/.well-known/ludotheque-log-key", status, "text/plain", &Value::Null);
+    let empty_proof = rest.get("/v1/log/consistency?from=0&to=0", None).await;
+    assert_eq!(empty_proof.body, json!({"from": 0, "to": 0, "proof": []}), "{empty_proof:?}");
+    check("get", "/v1/log/consistency", &empty_proof);
+
     let mut exports = Vec::new();
     let mut states = Vec::new();
     for (kind, players, options) in [
@@ -145,11 +164,19 @@ async fn every_answer_matches_the_served_document() {
         let game = created.body;
         let id = game["id"].as_str().unwrap().to_string();
         let token = |seat: usize| game["seats"][seat]["token"].as_str().unwrap().to_string();
+        let receipt = format!("/v1/games/{id}/receipt");
+        let not_over = rest.get(&receipt, None).await;
+        assert_eq!((not_over.status, not_over.body["code"].as_str()), (409, Some("game_not_over")), "{not_over:?}");
+        check("get", &receipt, &not_over);
         let mut choose = chooser(11);
         loop {
             let state = rest.get(&format!("/v1/games/{id}"), None).await;
             check("get", "/v1/games/{id}", &state);
             if state.body["status"]["state"] == "finished" {
+                // Over: its receipt, the one its state carries.
+                let over = rest.get(&receipt, None).await;
+                assert_eq!((over.status, &over.body), (200, &state.body["receipt"]), "{over:?}");
+                check("get", &receipt, &over);
                 states.push(state.body);
                 break;
             }
@@ -199,6 +226,26 @@ async fn every_answer_matches_the_served_document() {
         check("post", "/v1/verify", &report);
         exports.push(export);
     }
+
+    // The log after the three games ended: its checkpoint, and the proof
+    // that the first game's tree is a prefix of the latest.
+    let log = rest.get("/v1/log", None).await;
+    assert_eq!(log.body["tree"]["size"], 3, "{log:?}");
+    check("get", "/v1/log", &log);
+    let (status, checkpoint) = rest.get_bytes("/v1/log/checkpoint", None).await;
+    assert_eq!((status, String::from_utf8(checkpoint).unwrap().as_str()), (200, log.body["checkpoint"].as_str().unwrap()));
+    contract.check("get", "/v1/log/checkpoint", status, "text/plain", &Value::Null);
+    let proof = rest.get("/v1/log/consistency?from=1&to=3", None).await;
+    assert_eq!((proof.status, proof.body["proof"].as_array().map(Vec::len)), (200, Some(2)), "{proof:?}");
+    check("get", "/v1/log/consistency", &proof);
+    for path in ["/v1/log/consistency?from=1&to=4", "/v1/log/consistency?from=2&to=1", "/v1/log/consistency?from=1"] {
+        let refused = rest.get(path, None).await;
+        assert_eq!((refused.status, refused.body["code"].as_str()), (400, Some("invalid_input")), "{path}: {refused:?}");
+        check("get", path, &refused);
+    }
+    let unknown = rest.get("/v1/games/01890000-0000-7000-8000-000000000000/receipt", None).await;
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    check("get", "/v1/games/{id}/receipt", &unknown);
 
     // The check can fail: a game of one kind passed off as another, or
     // options of the right kind missing what they must hold, match nothing.

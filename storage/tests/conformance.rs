@@ -6,6 +6,7 @@ use common::postgres::Cluster;
 use common::{record, records, stream};
 use ludo_storage::{
     AppendRequest, Appended, Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore, StoreError, StreamId,
+    StreamSummary,
 };
 
 /// A store under test, with what it lives in (dropped after it: fields
@@ -320,6 +321,69 @@ mod suite {
         assert_eq!(store.stats().appends, 5, "a summary alone is not an append of records");
     }
 
+    pub async fn summary_answers_for_one_stream(store: &dyn EventStore) {
+        let of = |id: StreamId| store.summary(id);
+        let listed = |id: StreamId, next_seq: u64, summary: Option<&[u8]>| -> Result<Option<StreamSummary>, StoreError> {
+            Ok(Some(StreamSummary { stream: id, next_seq, summary: summary.map(<[u8]>::to_vec) }))
+        };
+        // Nothing yet: no stream, whichever id (all zeros has no predecessor, all ones no successor).
+        let (zero, one, top) = (StreamId([0; 16]), StreamId([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]), StreamId([0xff; 16]));
+        for id in [zero, one, top, stream(1)] {
+            assert_eq!(of(id).await, Ok(None), "{id}: no such stream");
+        }
+        // A stream created with a summary: that summary, at its record count.
+        let a = stream(1);
+        store.append(AppendRequest::create(a, records(a, 0, 2), Some(b"seed".to_vec())).with_summary(b"a@2".to_vec())).await.unwrap();
+        assert_eq!(of(a).await, listed(a, 2, Some(b"a@2")));
+        // Its neighbours in byte order are still unknown (the listing from
+        // just before the one below finds `a`, which is not it).
+        let (before_a, after_a) = (stream(0), stream(2));
+        assert_eq!(of(before_a).await, Ok(None), "the stream just before one that exists");
+        assert_eq!(of(after_a).await, Ok(None), "the stream just after one that exists");
+        // Records without a summary leave none current; a summary-only
+        // append describes the stream again without adding a record.
+        store.append(AppendRequest::at(a, 2, records(a, 2, 3))).await.unwrap();
+        assert_eq!(of(a).await, listed(a, 3, None));
+        store.append(AppendRequest::describe(a, 3, b"a@3".to_vec())).await.unwrap();
+        assert_eq!(of(a).await, listed(a, 3, Some(b"a@3")));
+        store.append(AppendRequest::describe(a, 3, b"a@3, again".to_vec())).await.unwrap();
+        assert_eq!(of(a).await, listed(a, 3, Some(b"a@3, again")), "the latest summary replaces the previous one");
+        // Streams whose ids are adjacent in byte order each answer their own:
+        // the first id of all (no predecessor), its successor, two ids a
+        // carry apart (…00ff, …0100: the second's predecessor takes a
+        // borrow), the last id of all, and a stream created without a summary.
+        let carry_low = StreamId([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff]);
+        let carry_high = StreamId([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
+        let named = [(zero, 1, &b"zero"[..]), (one, 2, b"one"), (carry_low, 3, b"low"), (carry_high, 4, b"high"), (top, 5, b"top")];
+        for (id, count, summary) in named {
+            store.append(AppendRequest::create(id, records(id, 0, count), None).with_summary(summary.to_vec())).await.unwrap();
+        }
+        let bare = stream(3);
+        store.append(AppendRequest::create(bare, records(bare, 0, 1), None)).await.unwrap();
+        for (id, count, summary) in named {
+            assert_eq!(of(id).await, listed(id, count, Some(summary)), "{id}");
+        }
+        assert_eq!(of(bare).await, listed(bare, 1, None), "a stream without a summary is still a stream");
+        assert_eq!(of(a).await, listed(a, 3, Some(b"a@3, again")), "unchanged by its new neighbours");
+        // Ids between existing streams are still unknown.
+        for id in [StreamId([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]), stream(2), StreamId([0xfe; 16])] {
+            assert_eq!(of(id).await, Ok(None), "{id}: no such stream");
+        }
+        // A refused summary-only append changes nothing.
+        let stale = store.append(AppendRequest::describe(zero, 5, b"stale".to_vec())).await;
+        assert_eq!(stale, Err(StoreError::Conflict { stream: zero, expected_next: 5, actual_next: 1 }));
+        assert_eq!(of(zero).await, listed(zero, 1, Some(b"zero")));
+        // The same answers as the listing.
+        let listing = store.list_summaries(None, 100).await.unwrap();
+        assert_eq!(listing.len(), 7, "a, the five adjacent ones and the bare one");
+        for entry in listing {
+            assert_eq!(of(entry.stream).await, Ok(Some(entry.clone())), "{}", entry.stream);
+        }
+        // Closed: refused like every read.
+        store.close().unwrap();
+        assert_eq!(of(a).await, Err(StoreError::Closed));
+    }
+
     pub async fn pending_appends_can_be_awaited(store: &dyn EventStore) {
         let id = stream(1);
         let created = store.append(AppendRequest::create(id, records(id, 0, 1), None)).await.expect("create");
@@ -389,6 +453,11 @@ macro_rules! conformance {
             fn summaries_describe_the_stream_as_it_is() {
                 let Some(opened) = $open else { return };
                 suite::summaries_describe_the_stream_as_it_is(&*opened.store);
+            }
+            #[tokio::test]
+            async fn summary_answers_for_one_stream() {
+                let Some(opened) = $open else { return };
+                suite::summary_answers_for_one_stream(&*opened.store).await;
             }
             #[tokio::test]
             async fn pending_appends_can_be_awaited() {

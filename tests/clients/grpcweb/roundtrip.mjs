@@ -25,9 +25,17 @@
 // must come back with the right gRPC code and our google.rpc.ErrorInfo
 // (reason, domain, metadata), read with connect's findDetails.
 //
+// The transparency log (GetLog, GetReceipt, GetConsistencyProof) is checked
+// the way an outside auditor would, with node:crypto only: the log's key
+// names its key id, every checkpoint's Ed25519 signature (C2SP signed note)
+// checks out with it, every receipt's RFC 6962 inclusion proof leads from its
+// leaf to its checkpoint's root, and consistency proofs lead from each older
+// checkpoint's root to the latest one's.
+//
 // Prints one JSON summary on stdout (tests/clients.rs asserts on it) and exits
 // 0; any unexpected failure exits 1 with the error on stderr.
 
+import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -183,6 +191,147 @@ async function watch(request, options) {
 const inOrder = (seqs, from, to) => seqs.length === to - from + 1 && seqs.every((s, i) => s === from + i);
 
 // ---------------------------------------------------------------------------
+// The transparency log, checked independently of the server's code: C2SP
+// signed-note verifier keys and checkpoints, RFC 6962 (RFC 9162 §2.1) proofs.
+
+const sha256 = (...parts) => createHash('sha256').update(Buffer.concat(parts.map((p) => Buffer.from(p)))).digest();
+const leafHash = (leaf) => sha256([0x00], Buffer.from(leaf, 'utf8'));
+const nodeHash = (left, right) => sha256([0x01], left, right);
+const hash64 = (text) => {
+  const bytes = Buffer.from(text, 'base64');
+  check(bytes.length === 32 && bytes.toString('base64') === text, `a hash is 32 bytes of base64: ${text}`);
+  return bytes;
+};
+
+/// A verifier key `name+keyid+base64(0x01 ‖ Ed25519 public key)`: its parts, its key id recomputed.
+function openKey(key) {
+  // The name holds no '+'; base64 may.
+  const [, name, id, encoded] = key.match(/^([^+]+)\+([0-9a-f]{8})\+(.+)$/) ?? [];
+  const raw = Buffer.from(encoded ?? '', 'base64');
+  check(raw.length === 33 && raw[0] === 0x01 && raw.toString('base64') === encoded, `an Ed25519 verifier key: ${key}`);
+  const computedId = sha256(Buffer.from(`${name}\n`, 'utf8'), raw).subarray(0, 4).toString('hex');
+  const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw.subarray(1).toString('base64url') }, format: 'jwk' });
+  return { name, id, computedId, publicKey };
+}
+
+/// A signed checkpoint opened with `key`: the tree it signs, or null when no
+/// signature of that key checks out.
+function openCheckpoint(note, key) {
+  const split = note.lastIndexOf('\n\n');
+  check(split > 0 && note.endsWith('\n'), 'a signed note: text, a blank line, signatures');
+  const text = note.slice(0, split + 1);
+  const signed = note
+    .slice(split + 2)
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.match(/^\u2014 (\S+) (\S+)$/))
+    .filter((m) => m && m[1] === key.name)
+    .map((m) => Buffer.from(m[2], 'base64'))
+    .some(
+      (sig) =>
+        sig.length === 68 &&
+        sig.subarray(0, 4).toString('hex') === key.id &&
+        verifySignature(null, Buffer.from(text, 'utf8'), key.publicKey, sig.subarray(4)),
+    );
+  if (!signed) return null;
+  const [origin, size, root] = text.split('\n');
+  check(/^[0-9]+$/.test(size), `a checkpoint's second line is its size: ${size}`);
+  return { origin, size: Number(size), root: hash64(root).toString('base64') };
+}
+
+/// Whether `proof` leads from `leaf` at `index` to `root` of a tree of `size` leaves.
+function included(leaf, index, size, proof, root) {
+  if (index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leafHash(leaf);
+  for (const p of proof.map(hash64)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = nodeHash(p, r);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 && r.equals(hash64(root));
+}
+
+/// Whether `proof` shows the tree of `from` leaves (root `oldRoot`) to be a
+/// prefix of the tree of `to` leaves (root `newRoot`).
+function consistent(from, to, proof, oldRoot, newRoot) {
+  if (from === to) return proof.length === 0 && oldRoot === newRoot;
+  if (from === 0 || from > to) return from === 0 && proof.length === 0;
+  const path = proof.map(hash64);
+  if ((from & (from - 1)) === 0) path.unshift(hash64(oldRoot));
+  if (path.length === 0) return false;
+  let fn = from - 1;
+  let sn = to - 1;
+  while (fn % 2 === 1) {
+    fn >>= 1;
+    sn >>= 1;
+  }
+  let fr = path[0];
+  let sr = path[0];
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 && fr.equals(hash64(oldRoot)) && sr.equals(hash64(newRoot));
+}
+
+/// A leaf's lines as `{ first word: the rest }`.
+const leafFacts = (leaf) =>
+  Object.fromEntries(
+    leaf
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((line) => [line.split(' ')[0], line.split(' ').slice(1).join(' ')]),
+  );
+
+/// What a receipt shows, checked with `key` (the key GetLog published).
+function receiptSummary(receipt, key, id) {
+  if (!receipt) return null;
+  const tree = openCheckpoint(receipt.checkpoint, key);
+  const facts = leafFacts(receipt.leaf);
+  return {
+    leaf_index: Number(receipt.leafIndex),
+    key_is_the_logs: receipt.key === key.text,
+    format: receipt.leaf.split('\n')[0],
+    names_the_game: facts.game === id,
+    records: Number(facts.records),
+    last_is_a_hash: /^[0-9a-f]{64}$/.test(facts.last ?? ''),
+    outcome: facts.outcome ?? null,
+    winners: facts.winners ?? null,
+    forfeits: facts.forfeits ?? null,
+    signed: tree !== null,
+    tree_size: tree?.size ?? null,
+    included: tree !== null && included(receipt.leaf, Number(receipt.leafIndex), tree.size, receipt.inclusion, tree.root),
+  };
+}
+
+// ---------------------------------------------------------------------------
 
 const summary = {
   client: {
@@ -199,6 +348,19 @@ const summary = {
 
 const kinds = await call('listKinds', {}, spectator);
 summary.kinds = kinds.kinds.map((k) => k.kind);
+
+// The log before any game ended: a key, no checkpoint, no tree; the empty tree is consistent with itself.
+const emptyLog = await call('getLog', {}, spectator);
+const emptyProof = await call('getConsistencyProof', { from: 0n, to: 0n }, spectator);
+summary.log = {
+  empty: {
+    origin: emptyLog.origin,
+    key_id: emptyLog.keyId,
+    checkpoint: emptyLog.checkpoint ?? null,
+    tree: emptyLog.tree ?? null,
+    proof: { from: Number(emptyProof.from), to: Number(emptyProof.to), hashes: emptyProof.proof.length },
+  },
+};
 
 const created = await call(
   'createGame',
@@ -237,6 +399,8 @@ errors.push(
 let state = await call('getGame', { id }, as(token(0)));
 let moves = 0;
 let retried = null;
+// The receipts the answers carried: the move that ended the game, the resignation, the cancellation.
+const receipts = {};
 while (state.status.state.case === 'inProgress') {
   const seat = state.status.state.value.toMove[0];
   const legal = await call('listLegalMoves', { id }, as(token(seat)));
@@ -244,6 +408,9 @@ while (state.status.state.case === 'inProgress') {
   const request = { id, move: legal.moves[0], expectedVersion: legal.version, requestId: `move-${moves}` };
   const accepted = await call('submitMove', request, as(token(seat)));
   check(accepted.version === legal.version + 1n, 'each move adds one record');
+  if (accepted.receipt) {
+    receipts.move = { at: Number(accepted.version), finished: accepted.status.state.case === 'finished', receipt: accepted.receipt };
+  }
   if (retried === null) {
     // An exact retry answers as the first time and appends nothing.
     const again = await call('submitMove', request, as(token(seat)));
@@ -391,6 +558,7 @@ tampered.forEach((b, i) => b === 0x0a && lineStarts.push(i + 1));
 tampered[lineStarts[6] + Math.floor((lineStarts[7] - lineStarts[6]) / 2)] ^= 0x01;
 const bad = await call('verifyGame', { export: tampered }, spectator);
 summary.export = { lines: exportText.trimEnd().split('\n').length, bytes: exported.export.length };
+const exportedReceipt = JSON.parse(exportText.split('\n')[0]).receipt ?? null;
 summary.verify = {
   valid: report.valid,
   chain_intact: report.chainIntact,
@@ -413,6 +581,91 @@ summary.import = {
   same_game: again.seedCommitment === state.seedCommitment && Number(again.version) === version,
 };
 errors.push(await refused('importGame', 'the same game twice', call('importGame', { export: exported.export }, spectator, importClient)));
+
+// The transparency log after three games ended (the played game, the
+// resigned duel, the cancelled lobby), in that order: leaves 0, 1 and 2.
+const log = await call('getLog', {}, spectator);
+const key = { ...openKey(log.key), text: log.key };
+const latest = log.checkpoint === undefined ? null : openCheckpoint(log.checkpoint, key);
+const gameReceipt = await call('getReceipt', { id }, spectator);
+const duelReceipt = await call('getReceipt', { id: duel.id }, spectator);
+const lobbyReceipt = await call('getReceipt', { id: lobby.id }, spectator);
+const size = latest?.size ?? 0;
+// Receipts compared field by field (a proto message, or the export's JSON).
+const sameReceipt = (a, b) =>
+  !!a &&
+  !!b &&
+  a.key === b.key &&
+  BigInt(a.leafIndex ?? a.leaf_index) === BigInt(b.leafIndex ?? b.leaf_index) &&
+  a.leaf === b.leaf &&
+  a.checkpoint === b.checkpoint &&
+  a.inclusion.join() === b.inclusion.join();
+summary.log.after = {
+  origin: log.origin,
+  key_names_origin_and_id: key.name === log.origin && key.id === log.keyId && key.computedId === log.keyId,
+  key_id_is_hex: /^[0-9a-f]{8}$/.test(log.keyId),
+  same_key_as_before: log.key !== '' && log.keyId === emptyLog.keyId,
+  checkpoint_signed: latest !== null,
+  tree: log.tree ? { origin: log.tree.origin, size: Number(log.tree.size), root_matches: log.tree.root === latest?.root } : null,
+  latest_is_the_last_receipts: log.checkpoint === lobbyReceipt.checkpoint,
+};
+summary.log.receipts = {
+  game: receiptSummary(gameReceipt, key, id),
+  duel: receiptSummary(duelReceipt, key, duel.id),
+  lobby: receiptSummary(lobbyReceipt, key, lobby.id),
+};
+summary.log.game_records_match = Number(leafFacts(gameReceipt.leaf).records) === version + 1;
+// The same receipt wherever it is given: the ending answer, the game state, the export.
+summary.log.answers_carry_it = {
+  move: receipts.move ? { at: receipts.move.at, finished: receipts.move.finished, same: sameReceipt(receipts.move.receipt, gameReceipt) } : null,
+  state: sameReceipt(state.receipt, gameReceipt),
+  state_now: sameReceipt((await call('getGame', { id }, spectator)).receipt, gameReceipt),
+  in_progress_state: (await call('getGame', { id: other.id }, spectator)).receipt ?? null,
+  export: sameReceipt(exportedReceipt, gameReceipt),
+  resigned: sameReceipt(resigned.receipt, duelReceipt),
+  cancelled: sameReceipt(cancelled.receipt, lobbyReceipt),
+  left: left.receipt ?? null,
+};
+// Every older signed tree (each receipt's checkpoint) is a prefix of the latest.
+const trees = [gameReceipt, duelReceipt, lobbyReceipt].map((r) => openCheckpoint(r.checkpoint, key));
+summary.log.consistency = [];
+for (const old of [{ size: 0, root: '' }, ...trees]) {
+  if (!old || !latest) continue;
+  const proof = await call('getConsistencyProof', { from: BigInt(old.size), to: BigInt(size) }, spectator);
+  summary.log.consistency.push({
+    from: Number(proof.from),
+    to: Number(proof.to),
+    hashes: proof.proof.length,
+    consistent: consistent(old.size, size, proof.proof, old.root || latest.root, latest.root),
+  });
+}
+// A forged leaf is not included, a wrong old root not consistent: the checks above can fail.
+const forged = gameReceipt.leaf.replace(/^records .*$/m, 'records 1');
+const firstProof = await call('getConsistencyProof', { from: 1n, to: BigInt(size) }, spectator);
+summary.log.checks_can_fail = {
+  forged_leaf_included: trees[0] !== null && included(forged, 0, trees[0].size, gameReceipt.inclusion, trees[0].root),
+  wrong_root_consistent: trees[1] !== null && consistent(1, size, firstProof.proof, trees[1].root, latest?.root ?? ''),
+  // A checkpoint claiming one more leaf than was signed.
+  altered_checkpoint_signed: openCheckpoint((log.checkpoint ?? '').replace(`\n${size}\n`, `\n${size + 1}\n`), key) !== null,
+};
+summary.verify.receipt = report.receipt
+  ? {
+      key_is_the_logs: report.receipt.key === log.key,
+      key_id: report.receipt.keyId === log.keyId,
+      trusted: report.receipt.trusted,
+      signature: report.receipt.signature,
+      tree_size: report.receipt.tree ? Number(report.receipt.tree.size) : null,
+      leaf_index: Number(report.receipt.leafIndex),
+      leaf_matches: report.receipt.leafMatches,
+      included: report.receipt.included,
+    }
+  : null;
+errors.push(await refused('getReceipt', 'a game still being played', call('getReceipt', { id: other.id }, spectator)));
+errors.push(await refused('getReceipt', 'an unknown game', call('getReceipt', { id: 'no-such-game' }, spectator)));
+errors.push(
+  await refused('getConsistencyProof', 'a tree larger than the log', call('getConsistencyProof', { from: 1n, to: BigInt(size + 1) }, spectator)),
+);
+errors.push(await refused('getConsistencyProof', 'from after to', call('getConsistencyProof', { from: 2n, to: 1n }, spectator)));
 
 summary.errors = errors;
 summary.called = Ludo.methods.map((m) => m.localName).filter((name) => called.has(name));

@@ -24,6 +24,15 @@ ludotheque OpenAPI document.
    Every typed answer is also checked to serialize back to the raw body the
    server sent ("round-trips"), so a union the client resolves to the wrong
    class, or a field it drops, is caught anywhere in the answer.
+3. The transparency log, through the generated client: GET /v1/log, its
+   checkpoint (text) and /.well-known/ludotheque-log-key before any game
+   ended (no checkpoint: 404) and after two games ended by resignation
+   (POST /v1/games/{id}/resign, whose answer carries the receipt); GET
+   /v1/games/{id}/receipt (409 game_not_over while the game is played);
+   GET /v1/log/consistency (400 for sizes the log does not have). The
+   receipts' RFC 6962 inclusion proofs and the consistency proof are checked
+   against the checkpoints' roots with hashlib (the gRPC-Web client also
+   checks the checkpoints' Ed25519 signatures).
 
 Prints one line per check ("ok" or "FAIL" with what differs) and exits 0 when
 every check passes, 1 otherwise. Needs no network but the server's address.
@@ -38,7 +47,9 @@ create request per kind) are resolved by the types their fields accept.
 from __future__ import annotations
 
 import argparse
+import base64
 import enum
+import hashlib
 import importlib
 import json
 import pkgutil
@@ -72,6 +83,12 @@ OPERATIONS = {
     "legal_moves": ("get", "/v1/games/{id}/legal-moves"),
     "submit_move": ("post", "/v1/games/{id}/moves"),
     "list_events": ("get", "/v1/games/{id}/events"),
+    "resign": ("post", "/v1/games/{id}/resign"),
+    "game_receipt": ("get", "/v1/games/{id}/receipt"),
+    "log_info": ("get", "/v1/log"),
+    "log_checkpoint": ("get", "/v1/log/checkpoint"),
+    "log_key": ("get", "/.well-known/ludotheque-log-key"),
+    "log_consistency": ("get", "/v1/log/consistency"),
 }
 
 
@@ -388,6 +405,17 @@ def raw_get(base: str, path: str, token: str | None = None) -> tuple[int, Any]:
             return error.code, body.decode("utf-8", "replace")
 
 
+def raw_post(base: str, path: str, body: Any) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        base + path, data=json.dumps(body).encode("utf-8"), headers={"content-type": "application/json", "accept": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode("utf-8", "replace")
+
+
 def call(generated: Generated, what: str, function: Callable[..., Any], **kwargs: Any) -> tuple[Any, Any, int]:
     """Calls a generated `sync_detailed`; returns (parsed, raw JSON body, status)."""
     try:
@@ -627,6 +655,217 @@ def play_step(report: Report, generated: Generated, base: str, kind: str, scope:
     return list(next_status.get("to_move") or [])
 
 
+# ---------------------------------------------------------------------------
+# The transparency log: RFC 6962 (RFC 9162 section 2.1) hashing and proofs
+
+
+def leaf_hash(leaf: str) -> bytes:
+    return hashlib.sha256(b"\x00" + leaf.encode("utf-8")).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def unhash(text: str) -> bytes:
+    raw = base64.b64decode(text, validate=True)
+    if len(raw) != 32:
+        raise ValueError(f"a hash is 32 bytes, not {len(raw)}")
+    return raw
+
+
+def included(leaf: str, index: int, size: int, proof: list[str], root: str) -> bool:
+    """Whether `proof` leads from `leaf` at `index` to `root` of a tree of `size` leaves."""
+    if index >= size:
+        return False
+    fn, sn, r = index, size - 1, leaf_hash(leaf)
+    for p in map(unhash, proof):
+        if sn == 0:
+            return False
+        if fn % 2 == 1 or fn == sn:
+            r = node_hash(p, r)
+            while fn % 2 == 0 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            r = node_hash(r, p)
+        fn, sn = fn >> 1, sn >> 1
+    return sn == 0 and r == unhash(root)
+
+
+def consistent(old: int, new: int, proof: list[str], old_root: str, new_root: str) -> bool:
+    """Whether `proof` shows the tree of `old` leaves to be a prefix of the tree of `new` leaves."""
+    if old == new:
+        return not proof and old_root == new_root
+    if old == 0 or old > new:
+        return old == 0 and not proof
+    path = [unhash(h) for h in proof]
+    if old & (old - 1) == 0:
+        path.insert(0, unhash(old_root))
+    if not path:
+        return False
+    fn, sn = old - 1, new - 1
+    while fn % 2 == 1:
+        fn, sn = fn >> 1, sn >> 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            return False
+        if fn % 2 == 1 or fn == sn:
+            fr, sr = node_hash(c, fr), node_hash(c, sr)
+            while fn % 2 == 0 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = node_hash(sr, c)
+        fn, sn = fn >> 1, sn >> 1
+    return sn == 0 and fr == unhash(old_root) and sr == unhash(new_root)
+
+
+def checkpoint_tree(note: str) -> tuple[str, int, str]:
+    """The (origin, size, root) a checkpoint's signed text states (its signature is not checked here)."""
+    origin, size, root = note.split("\n")[:3]
+    return origin, int(size), root
+
+
+def leaf_facts(leaf: str) -> dict[str, str]:
+    return {line.split(" ", 1)[0]: (line.split(" ", 1) + [""])[1] for line in leaf.rstrip("\n").split("\n")[1:]}
+
+
+def check_log(report: Report, generated: Generated, base: str) -> None:
+    scope = "log"
+    ops = generated.operations
+    anyone = generated.client(base)
+    consistency_query = "from_" if "from_" in generated.hints(ops["log_consistency"].sync_detailed) else "from"
+
+    def typed(what: str, op: str, schema: str, want_status: int = 200, **kwargs: Any) -> tuple[Any, Any]:
+        """A JSON answer parsed as `schema`'s class, checked to round-trip."""
+        parsed, raw, status = call(generated, what, ops[op].sync_detailed, client=kwargs.pop("client", anyone), **kwargs)
+        cls = generated.model(schema)
+        if status != want_status or not isinstance(parsed, cls):
+            raise Fatal(
+                f"{what}: HTTP {status} parsed as {type(parsed).__name__} (expected {want_status}, {cls.__name__}): {short(raw, 400)}"
+            )
+        roundtrip_check(report, scope, f"{what} round-trips", parsed, raw)
+        return parsed, raw
+
+    def refused(what: str, op: str, want_status: int, want_code: str, **kwargs: Any) -> None:
+        problem, raw = typed(what, op, "Problem", want_status, **kwargs)
+        report.check(
+            scope, f"{what}: {want_status} {want_code}", None if problem.code == want_code else f"code {problem.code}: {short(raw)}"
+        )
+
+    def text(what: str, op: str) -> str:
+        parsed, raw, status = call(generated, what, ops[op].sync_detailed, client=anyone)
+        if status != 200 or not isinstance(parsed, str):
+            raise Fatal(f"{what}: HTTP {status} parsed as {type(parsed).__name__}, not text: {short(raw, 400)}")
+        return parsed
+
+    # Before any game ended: a key, no checkpoint.
+    empty, raw_empty = typed("GET /v1/log (an empty log)", "log_info", "LogInfo")
+    key = empty.key
+    report.check(
+        scope,
+        "the key is a verifier key named after the origin and key id",
+        None if key.startswith(f"{empty.origin}+{empty.key_id}+") and len(empty.key_id) == 8 else f"{short(raw_empty)}",
+    )
+    report.check(
+        scope,
+        "an empty log has no checkpoint nor tree",
+        [f"{k}: {short(raw_empty[k])}" for k in ("checkpoint", "tree") if raw_empty.get(k) is not None],
+    )
+    refused("GET /v1/log/checkpoint (an empty log)", "log_checkpoint", 404, "not_found")
+    served_key = text("GET /.well-known/ludotheque-log-key", "log_key")
+    report.check(scope, "the well-known key is the log's, on one line", None if served_key == key + "\n" else f"{served_key!r} vs {key!r}")
+    proof, _ = typed("GET /v1/log/consistency?from=0&to=0", "log_consistency", "ConsistencyProof", **{consistency_query: 0, "to": 0})
+    report.check(scope, "the empty tree is consistent with itself by an empty proof", None if proof.proof == [] else short(proof.proof))
+
+    # Two games end by resignation: leaves 0 and 1.
+    games = []
+    for resigning in (0, 1):
+        status, created = raw_post(base, "/v1/games", {"kind": "cardinal", "players": ["Ann", "Bob"]})
+        if status != 201:
+            raise Fatal(f"POST /v1/games: HTTP {status}: {short(created, 400)}")
+        game_id, tokens = created["id"], {s["seat"]: s["token"] for s in created["seats"]}
+        if resigning == 0:
+            refused("GET /v1/games/{id}/receipt (a game being played)", "game_receipt", 409, "game_not_over", id=game_id)
+        changed, raw_changed = typed(
+            "POST /v1/games/{id}/resign (the game ends)",
+            "resign",
+            "TableChanged",
+            id=game_id,
+            client=generated.client(base, tokens[resigning]),
+        )
+        receipt_cls = generated.model("Receipt")
+        if not isinstance(changed.receipt, receipt_cls):
+            raise Fatal(f"the answer that ended the game carries no receipt: {short(raw_changed, 400)}")
+        games.append((game_id, resigning, raw_changed["receipt"]))
+
+    log, raw_log = typed("GET /v1/log (two games ended)", "log_info", "LogInfo")
+    checkpoint = raw_log.get("checkpoint") or ""
+    tree = raw_log.get("tree") or {}
+    report.check(scope, "the key stays the same", None if log.key == key else f"{log.key} after {key}")
+    report.check(scope, "the log holds two leaves", None if tree.get("size") == 2 else short(raw_log))
+    latest = checkpoint_tree(checkpoint) if checkpoint else ("", 0, "")
+    report.check(
+        scope,
+        "the checkpoint states the tree",
+        None if latest == (log.origin, tree.get("size"), tree.get("root")) else f"{latest} vs {tree}",
+    )
+    served = text("GET /v1/log/checkpoint", "log_checkpoint")
+    report.check(scope, "GET /v1/log/checkpoint is the latest checkpoint", None if served == checkpoint else f"{served!r}")
+
+    for index, (game_id, resigning, ended) in enumerate(games):
+        what = f"GET /v1/games/{{id}}/receipt (leaf {index})"
+        _, raw_receipt = typed(what, "game_receipt", "Receipt", id=game_id)
+        report.check(scope, f"{what}: the receipt the resignation answered", diff(ended, raw_receipt))
+        facts = leaf_facts(raw_receipt["leaf"])
+        want = {"game": game_id, "outcome": "finished", "winners": str(1 - resigning), "forfeits": f"{resigning}:resigned"}
+        got = {k: facts.get(k) for k in want}
+        report.check(scope, f"{what}: the leaf names the game and its outcome", diff(want, got))
+        report.check(
+            scope,
+            f"{what}: leaf {index}, naming the log's key",
+            None if (raw_receipt["leaf_index"], raw_receipt["key"]) == (index, key) else short(raw_receipt),
+        )
+        origin, size, root = checkpoint_tree(raw_receipt["checkpoint"])
+        report.check(
+            scope,
+            f"{what}: the inclusion proof leads to the root of the tree of {size} leaves",
+            None
+            if (origin, size) == (log.origin, index + 1) and included(raw_receipt["leaf"], index, size, raw_receipt["inclusion"], root)
+            else f"{short(raw_receipt)}",
+        )
+        forged = raw_receipt["leaf"].replace(f"game {game_id}", "game someone-else")
+        report.check(
+            scope,
+            f"{what}: a forged leaf is not included",
+            "included" if included(forged, index, size, raw_receipt["inclusion"], root) else None,
+        )
+        state_status, raw_state = raw_get(base, f"/v1/games/{game_id}")
+        report.check(
+            scope,
+            "GET /v1/games/{id}: the state of a game over carries its receipt",
+            diff(raw_receipt, raw_state.get("receipt")) if state_status == 200 else f"HTTP {state_status}",
+        )
+
+    # The first game's tree is a prefix of the latest.
+    _, first_size, first_root = checkpoint_tree(games[0][2]["checkpoint"])
+    proof, raw_proof = typed(
+        f"GET /v1/log/consistency?from={first_size}&to=2", "log_consistency", "ConsistencyProof", **{consistency_query: first_size, "to": 2}
+    )
+    report.check(
+        scope,
+        "the consistency proof leads from the first checkpoint's root to the latest's",
+        None if consistent(first_size, 2, proof.proof, first_root, latest[2]) else short(raw_proof),
+    )
+    report.check(
+        scope, "a wrong old root is not consistent", "consistent" if consistent(first_size, 2, proof.proof, latest[2], latest[2]) else None
+    )
+    refused(
+        "GET /v1/log/consistency?from=1&to=3 (past the log)", "log_consistency", 400, "invalid_input", **{consistency_query: 1, "to": 3}
+    )
+    refused("GET /v1/log/consistency?from=2&to=1", "log_consistency", 400, "invalid_input", **{consistency_query: 2, "to": 1})
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--openapi", required=True, help="the OpenAPI document: a path, or an http(s) URL such as BASE/openapi.json")
@@ -674,6 +913,14 @@ def main() -> int:
             report.check(kind, "the round trip goes on", str(error))
         except Exception as error:  # noqa: BLE001 - report, go on with the next kind
             report.check(kind, "the round trip goes on", f"{type(error).__name__}: {error}")
+
+    # No game above ends: the log is still empty when this starts.
+    try:
+        check_log(report, generated, base)
+    except Fatal as error:
+        report.check("log", "the log's checks go on", str(error))
+    except Exception as error:  # noqa: BLE001
+        report.check("log", "the log's checks go on", f"{type(error).__name__}: {error}")
     return report.finish()
 
 

@@ -487,8 +487,9 @@ impl TransparencyLog {
             size
         };
         if from > to || to > size {
+            // The field at fault: `to` past the log, else `from` past `to`.
             return Err(ServiceError::invalid(
-                "from",
+                if to > size { "to" } else { "from" },
                 format!("a consistency proof needs 0 <= from <= to <= {size} (the log's size), not from = {from}, to = {to}"),
             ));
         }
