@@ -37,6 +37,8 @@ mod records;
 mod restart;
 #[path = "seats.rs"]
 mod seats;
+#[path = "transparency.rs"]
+mod transparency;
 #[path = "webhooks.rs"]
 mod webhooks;
 

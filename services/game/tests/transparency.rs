@@ -274,3 +274,46 @@ async fn leaves_from_many_games_at_once_share_appends_and_each_gets_its_own_plac
     indexes.sort_unstable();
     assert_eq!(indexes, (0..24).collect::<Vec<_>>(), "one leaf per game");
 }
+
+/// A log restored from a backup that lacks its last append: the game whose
+/// leaf was lost still has its place noted in its summary, and that place
+/// may go to another game. Its receipt must stay its own: it is added again.
+#[tokio::test]
+async fn a_game_whose_leaf_a_restored_log_lost_is_added_again() {
+    let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    let service = service(&store);
+    let mut ended = Vec::new();
+    for _ in 0..5 {
+        ended.push(ended_game(&service).await);
+    }
+    // The copy keeps leaves 0 to 3: game 4's summary still says leaf 4.
+    let to: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    for listed in store.list_summaries(None, 1000).await.unwrap() {
+        let mut records: Vec<Vec<u8>> = store.read(listed.stream, 0, None).await.unwrap().into_iter().map(|r| r.bytes).collect();
+        let mut summary = listed.summary;
+        if listed.stream == StreamId([0xff; 16]) {
+            records.truncate(4);
+            summary = None;
+        }
+        let mut request = AppendRequest::create(listed.stream, records, store.sealed(listed.stream).await.unwrap());
+        if let Some(summary) = summary {
+            request = request.with_summary(summary);
+        }
+        to.append(request).await.unwrap();
+    }
+    let restored = self::service(&to);
+    assert_eq!(restored.open_log().await.unwrap().tree.map(|t| t.size), Some(4));
+    // Another game ends first and takes leaf 4.
+    let (newcomer, receipt) = ended_game(&restored).await;
+    assert_eq!(receipt.leaf_index, 4);
+    // Game 4's receipt is not the newcomer's: the game is added again.
+    let (lost, _) = &ended[4];
+    let again = restored.receipt(lost).await.unwrap();
+    assert_eq!(again.leaf_index, 5);
+    assert_eq!(transparency::leaf_game(&again.leaf), Some(lost.to_string().as_str()));
+    let key = restored.log_info().await.unwrap().key;
+    for id in [lost, &newcomer, &ended[0].0] {
+        let bundle = restored.export(id, None).await.unwrap();
+        assert!(export::verify_with(&bundle, Some(&key)).valid, "{id}");
+    }
+}

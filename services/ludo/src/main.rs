@@ -325,7 +325,11 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     let service = Arc::new(service);
     // The transparency log is checked before the server listens: a stored
     // tree that disagrees with its last checkpoint stops it here.
-    let log = service.open_log().await.map_err(|e| format!("the transparency log: {e}"))?;
+    let log = service.open_log().await.map_err(|e| match e {
+        // A key or origin that is not the store's: the operator's to fix.
+        ludo_game::ServiceError::Internal(reason) => format!("the transparency log: {reason}"),
+        other => format!("the transparency log: {other}"),
+    })?;
     tracing::info!(origin = %log.origin, key = %log.key, leaves = log.tree.as_ref().map_or(0, |t| t.size), "transparency log ready");
     let mut config = args.limits.config();
     config.cors = args.cors_origins.clone();

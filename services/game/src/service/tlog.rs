@@ -191,12 +191,12 @@ impl TransparencyLog {
         Ok(log)
     }
 
-    /// The checkpoint stored with the tree's last leaf, opened with this
-    /// log's key, against the tree as stored: every leaf is hashed again,
-    /// every stored hash recomputed from the leaves, and the root from
-    /// them; it must be the root the checkpoint signs. One pass over the
-    /// log, in pages, keeping only the roots of the complete subtrees
-    /// (log2 of the size of them).
+    /// Every checkpoint stored in the log (the last leaf must carry one),
+    /// opened with this log's key, against the tree as stored: every leaf
+    /// is hashed again, every stored hash recomputed from the leaves, and
+    /// the root at each checkpoint from them; it must be the root the
+    /// checkpoint signs. One pass over the log, in pages, keeping only the
+    /// roots of the complete subtrees (log2 of the size of them).
     async fn check_stored_tree(&self, size: u64) -> Result<Head, ServiceError> {
         let mut frontier: Vec<(u8, Hash)> = Vec::new();
         let mut last = None;
@@ -225,35 +225,38 @@ impl TransparencyLog {
                         "the hashes stored with this leaf are not those of the leaves: the tree was altered",
                     ));
                 }
+                // Every checkpoint stored on the way (older games' receipts
+                // carry them) must sign the tree as it stood there.
+                if let Some(checkpoint) = &entry.checkpoint {
+                    let signed = transparency::open_checkpoint(checkpoint, self.key.verifier_key()).map_err(|reason| {
+                        log_corrupt(record.seq, format!("a stored checkpoint does not open with the log's key: {reason}"))
+                    })?;
+                    if signed.size != record.seq + 1 {
+                        return Err(log_corrupt(
+                            record.seq,
+                            format!("a checkpoint of {} leaves stored with leaf {}", signed.size, record.seq),
+                        ));
+                    }
+                    let root = encode_hash(&root_of(&frontier));
+                    if signed.root != root {
+                        return Err(log_corrupt(
+                            record.seq,
+                            format!(
+                                "the stored tree's root {root} is not the root {} its checkpoint of {} leaves signed: the tree was altered",
+                                signed.root, signed.size
+                            ),
+                        ));
+                    }
+                }
                 n = record.seq + 1;
                 last = Some(entry);
             }
         }
-        let root = frontier
-            .iter()
-            .rev()
-            .map(|&(_, hash)| hash)
-            .reduce(|right, left| tlog_tiles::node_hash(left, right))
-            .unwrap_or(tlog_tiles::EMPTY_HASH);
+        // The last leaf ends an append, so it carries a checkpoint (checked above).
         let last = last.ok_or_else(|| log_corrupt(0, "an empty log with a length"))?;
         let Some(checkpoint) = last.checkpoint else {
             return Err(log_corrupt(size - 1, "the tree's last leaf carries no checkpoint: the log was cut or written by something else"));
         };
-        let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key())
-            .map_err(|reason| log_corrupt(size - 1, format!("the last checkpoint does not open with the log's key: {reason}")))?;
-        if signed.size != size {
-            return Err(log_corrupt(size - 1, format!("the last checkpoint signs {} leaves, the stored tree holds {size}", signed.size)));
-        }
-        if encode_hash(&root) != signed.root {
-            return Err(log_corrupt(
-                size - 1,
-                format!(
-                    "the stored tree's root {} is not the root {} its last checkpoint signed: the tree was altered",
-                    encode_hash(&root),
-                    signed.root
-                ),
-            ));
-        }
         Ok(Head { size, checkpoint: Some(checkpoint) })
     }
 
@@ -502,6 +505,11 @@ impl TransparencyLog {
     }
 }
 
+/// The root of a tree from the roots of its complete subtrees, largest first.
+fn root_of(frontier: &[(u8, Hash)]) -> Hash {
+    frontier.iter().rev().map(|&(_, hash)| hash).reduce(|right, left| tlog_tiles::node_hash(left, right)).unwrap_or(tlog_tiles::EMPTY_HASH)
+}
+
 fn stored_hash_index(level: u8, n: u64) -> u64 {
     transparency::stored_hash_index(level, n)
 }
@@ -655,15 +663,24 @@ impl GameService {
             }
             None => None,
         };
-        match logged {
-            Some((index, size)) => self.tlog().await?.receipt(index, size).await,
-            None => self.log_game(slot, current).await,
+        let (leaf, last_at) = self.head_leaf(slot, current).await?;
+        if let Some((index, size)) = logged {
+            // The place noted must hold this game's head: a log that lost
+            // its last append (a restored backup) has given that place to
+            // another game since. Then the game is added again.
+            match self.tlog().await?.receipt(index, size).await {
+                Ok(receipt) if receipt.leaf == leaf => return Ok(receipt),
+                Ok(_) | Err(ServiceError::CorruptLog { .. }) => {
+                    tracing::warn!(game = %slot.meta.id, leaf = index, "the log's leaf noted for this game is not its head: adding it again");
+                }
+                Err(err) => return Err(err),
+            }
         }
+        self.log_game(slot, current, leaf, &last_at).await
     }
 
-    /// Adds the game's head to the log and notes its place in the game's
-    /// summary; answers its receipt.
-    async fn log_game(&self, slot: &Slot, current: &Current) -> Result<Receipt, ServiceError> {
+    /// The leaf of a game that is over, and when its last record was made.
+    async fn head_leaf(&self, slot: &Slot, current: &Current) -> Result<(String, String), ServiceError> {
         let records = self.records(slot, current.version, Some(current.version + 1)).await?;
         let last = records.first().ok_or_else(|| ServiceError::Internal("a game without its last record".into()))?;
         let head = transparency::GameHead {
@@ -672,9 +689,14 @@ impl GameService {
             last_hash: last.hash.clone(),
             status: current.status.clone(),
         };
-        let leaf = head.leaf().ok_or(ServiceError::GameNotOver)?;
+        Ok((head.leaf().ok_or(ServiceError::GameNotOver)?, last.at.clone()))
+    }
+
+    /// Adds the game's head (`leaf`) to the log and notes its place in the
+    /// game's summary; answers its receipt.
+    async fn log_game(&self, slot: &Slot, current: &Current, leaf: String, last_at: &str) -> Result<Receipt, ServiceError> {
         let log = Arc::clone(self.tlog().await?);
-        let mut summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, &last.at);
+        let mut summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, last_at);
         let (store, metrics) = (Arc::clone(&self.store), Arc::clone(&self.metrics));
         let (stream, next, id) = (slot.meta.stream, current.version + 1, slot.meta.id.clone());
         // From here on in a task of its own: once the leaf is in the tree,
