@@ -3,7 +3,7 @@
 //!
 //! - the durable move rate of the game service (64 Cardinal games played
 //!   at once with legal moves, each game that ends adding its leaf as the
-//!   service does): the baseline;
+//!   service does), before the leaves and after the proofs: the baseline;
 //! - leaves added per second through `TransparencyLog::append` by 64 tasks
 //!   at once (so appends batch), up to a million leaves, by stage;
 //! - the time `TransparencyLog::open` takes to check the whole stored tree;
@@ -14,7 +14,7 @@
 //!
 //! A plain `main` (no criterion): each figure is one long measurement.
 //! `cargo bench -p ludo-game --bench tlog`; `LUDO_BENCH_LEAVES` and
-//! `LUDO_BENCH_MOVES` change the sizes (default 1,000,000 and 20,000).
+//! `LUDO_BENCH_MOVES` change the sizes (default 1,000,000 and 50,000).
 //! Everything runs in this process on a runtime of two workers.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -100,17 +100,30 @@ struct Figures {
     store: &'static str,
     moves_per_s: f64,
     leaves_per_s: f64,
+    /// Moves per game that ended.
+    per_game: f64,
+}
+
+/// What the game service did.
+struct Played {
+    moves_per_s: f64,
+    moves: u64,
+    /// Games that ended, and the moves they took.
+    ended: u64,
+    moves_in_ended: u64,
 }
 
 /// `moves` legal moves submitted by 64 tasks, each playing two-player
-/// Cardinal games one after the other. Answers moves/s, moves made and games ended.
-async fn move_rate(service: Arc<GameService>, moves: u64) -> (f64, u64, u64) {
+/// Cardinal games one after the other.
+async fn move_rate(service: Arc<GameService>, moves: u64) -> Played {
     let made = Arc::new(AtomicU64::new(0));
     let ended = Arc::new(AtomicU64::new(0));
+    let moves_in_ended = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for task in 0..TASKS {
-        let (service, made, ended) = (Arc::clone(&service), Arc::clone(&made), Arc::clone(&ended));
+        let (service, made, ended, moves_in_ended) =
+            (Arc::clone(&service), Arc::clone(&made), Arc::clone(&ended), Arc::clone(&moves_in_ended));
         tasks.spawn(async move {
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (task + 1));
             while made.load(Ordering::Relaxed) < moves {
@@ -118,6 +131,7 @@ async fn move_rate(service: Arc<GameService>, moves: u64) -> (f64, u64, u64) {
                 let game = service.create(request).await.expect("a game is created");
                 let id: GameId = game.id.parse().expect("a game id");
                 let mut status = game.status;
+                let mut played = 0;
                 while let Status::InProgress { to_move, .. } = &status {
                     if made.fetch_add(1, Ordering::Relaxed) >= moves {
                         return;
@@ -128,8 +142,10 @@ async fn move_rate(service: Arc<GameService>, moves: u64) -> (f64, u64, u64) {
                     let mv = legal.moves[rng.below(legal.moves.len() as u64) as usize].clone();
                     let submission = Submission { mv: MoveInput::Typed(mv), expected_version: None, request_id: None };
                     status = service.submit(&id, token, submission).await.expect("a legal move is accepted").status;
+                    played += 1;
                 }
                 ended.fetch_add(1, Ordering::Relaxed);
+                moves_in_ended.fetch_add(played, Ordering::Relaxed);
             }
         });
     }
@@ -138,7 +154,12 @@ async fn move_rate(service: Arc<GameService>, moves: u64) -> (f64, u64, u64) {
     }
     let elapsed = start.elapsed();
     let made = made.load(Ordering::Relaxed).min(moves);
-    (per_second(made, elapsed), made, ended.load(Ordering::Relaxed))
+    Played {
+        moves_per_s: per_second(made, elapsed),
+        moves: made,
+        ended: ended.load(Ordering::Relaxed),
+        moves_in_ended: moves_in_ended.load(Ordering::Relaxed),
+    }
 }
 
 /// `leaves` leaves appended by 64 tasks; prints the rate by stage and
@@ -188,6 +209,16 @@ async fn append_rate(log: Arc<TransparencyLog>, leaves: u64) -> (f64, u64) {
     (per_second(leaves, elapsed), size)
 }
 
+fn report_moves(when: &str, played: &Played) {
+    println!(
+        "  game service ({when}): {} moves by {TASKS} games at once: {:.0} moves/s ({} games ended, {:.1} moves each, each adding its leaf)",
+        played.moves,
+        played.moves_per_s,
+        played.ended,
+        played.moves_in_ended as f64 / played.ended.max(1) as f64
+    );
+}
+
 /// Opens the log anew over `store` (the whole tree checked) and times it.
 async fn open_timed(store: &Arc<dyn EventStore>) -> (TransparencyLog, Duration) {
     let start = Instant::now();
@@ -221,13 +252,12 @@ async fn time_consistency(log: &TransparencyLog, froms: &[u64], size: u64) -> Ve
 
 async fn bench_store(name: &'static str, store: Arc<dyn EventStore>, leaves: u64, moves: u64) -> Figures {
     println!("\n== {name} ==");
-    // The baseline: the game service's durable moves, on this store.
+    // The baseline: the game service's durable moves, on this store, before
+    // the leaves and again after the proofs (the mean is the baseline; the
+    // two show how steady the machine was meanwhile).
     let service = Arc::new(GameService::new(Arc::clone(&store), Arc::new(SystemClock)));
-    let (moves_per_s, made, ended) = move_rate(Arc::clone(&service), moves).await;
-    println!(
-        "  game service: {made} moves by {TASKS} players at once ({ended} games ended, each adding its leaf): {moves_per_s:.0} moves/s"
-    );
-    drop(service);
+    let first = move_rate(Arc::clone(&service), moves).await;
+    report_moves("before", &first);
 
     // Leaves, appended by 64 tasks at once (so they batch) to the same store.
     let log = Arc::new(TransparencyLog::open(Arc::clone(&store), &LogSettings::default(), now()).await.expect("the log opens"));
@@ -273,13 +303,19 @@ async fn bench_store(name: &'static str, store: Arc<dyn EventStore>, leaves: u64
     );
     drop(fresh);
 
-    println!("  leaves/s ÷ moves/s = {:.1}", leaves_per_s / moves_per_s);
-    Figures { store: name, moves_per_s, leaves_per_s }
+    let second = move_rate(Arc::clone(&service), moves).await;
+    report_moves("after", &second);
+    drop(service);
+    let moves_per_s = (first.moves_per_s + second.moves_per_s) / 2.0;
+    let per_game = (first.moves_in_ended + second.moves_in_ended) as f64 / (first.ended + second.ended).max(1) as f64;
+    println!("  leaves/s ÷ moves/s (mean of both) = {:.2}", leaves_per_s / moves_per_s);
+    println!("  leaves/s ÷ games ended/s at that move rate (one leaf per game) = {:.0}", leaves_per_s / (moves_per_s / per_game));
+    Figures { store: name, moves_per_s, leaves_per_s, per_game }
 }
 
 fn main() {
     let leaves = env_count("LUDO_BENCH_LEAVES", 1_000_000).max(2);
-    let moves = env_count("LUDO_BENCH_MOVES", 20_000).max(1);
+    let moves = env_count("LUDO_BENCH_MOVES", 50_000).max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime");
     let started = Instant::now();
     let figures = runtime.block_on(async {
@@ -294,9 +330,16 @@ fn main() {
     });
 
     println!("\n== summary ==");
-    println!("  {:<14} {:>12} {:>12} {:>20}", "store", "moves/s", "leaves/s", "leaves/s ÷ moves/s");
+    println!("  {:<14} {:>10} {:>10} {:>20} {:>26}", "store", "moves/s", "leaves/s", "leaves/s ÷ moves/s", "leaves/s ÷ games ended/s");
     for f in &figures {
-        println!("  {:<14} {:>12.0} {:>12.0} {:>20.1}", f.store, f.moves_per_s, f.leaves_per_s, f.leaves_per_s / f.moves_per_s);
+        println!(
+            "  {:<14} {:>10.0} {:>10.0} {:>20.2} {:>26.0}",
+            f.store,
+            f.moves_per_s,
+            f.leaves_per_s,
+            f.leaves_per_s / f.moves_per_s,
+            f.leaves_per_s / (f.moves_per_s / f.per_game)
+        );
     }
     println!("  (whole run: {:.0} s)", started.elapsed().as_secs_f64());
 }

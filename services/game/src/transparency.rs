@@ -475,14 +475,17 @@ pub fn check_consistency(old: &SignedTree, new: &SignedTree, proof: &Consistency
     }
     let hashes = decode_proof(&proof.proof)?;
     if old.size == new.size {
-        return if old.root == new.root && hashes.is_empty() {
+        return if old.root != new.root {
+            Err(format!("two checkpoints of {} leaves with different roots: the log forked", old.size))
+        } else if hashes.is_empty() {
             Ok(())
         } else {
-            Err(format!("two checkpoints of {} leaves with different roots: the log forked", old.size))
+            Err("a proof between two equal trees has no hashes".into())
         };
     }
     if old.size == 0 {
-        return Ok(());
+        // Every tree extends the empty one; a proof of it has no hashes.
+        return if hashes.is_empty() { Ok(()) } else { Err("a consistency proof from the empty tree has no hashes".into()) };
     }
     tlog_tiles::check_tree(&hashes, new.size, new.root_hash()?, old.size, old.root_hash()?).map_err(|_| {
         format!("the consistency proof does not show the tree of {} leaves to be a prefix of the tree of {} leaves", old.size, new.size)
