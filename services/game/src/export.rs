@@ -175,9 +175,9 @@ pub struct VerifyReport {
     #[schema(value_type = Option<crate::schema::GameView>)]
     pub view: Option<AnyView>,
     /// The receipt's checks, when the export carries one (a finished
-    /// game's bundle): signature, leaf, inclusion. Without one, nothing
-    /// shows that the export is the whole log: compare `last_hash` with
-    /// what the server says.
+    /// game's bundle): signature, leaf, inclusion (all false when an
+    /// earlier check failed). Without one, nothing shows that the export
+    /// is the whole log: compare `last_hash` with what the server says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<crate::transparency::ReceiptReport>,
     /// The first problem, when not valid.
@@ -255,6 +255,9 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
         Err(err) => return empty(report.failed(1, None, format!("the header is not an export header: {err}"))),
     };
     report.game_id = Some(header.game_id.clone());
+    // A receipt is reported from here on, unchecked until the game re-plays:
+    // "no receipt" and "not checked" never look the same.
+    report.receipt = header.receipt.as_ref().map(|receipt| crate::transparency::ReceiptReport::unchecked(receipt, trusted_key));
     report.kind = crate::kinds::kind(&header.kind).map(|kind| kind.id.to_string());
     if header.format != EXPORT_FORMAT {
         return empty(report.failed(1, None, format!("unknown export format `{}`", header.format)));

@@ -376,18 +376,26 @@ pub struct ReceiptReport {
 /// # Errors
 /// The report so far and the first fault, for a person.
 pub fn check_receipt(receipt: &Receipt, expected_leaf: Option<&str>, trusted_key: Option<&str>) -> (ReceiptReport, Result<(), String>) {
-    let mut report = ReceiptReport {
-        key: receipt.key.chars().take(256).collect(),
-        key_id: key_id_of(&receipt.key),
-        trusted: trusted_key.is_some_and(|k| k == receipt.key),
-        signature: false,
-        tree: None,
-        leaf_index: receipt.leaf_index,
-        leaf_matches: false,
-        included: false,
-    };
+    let mut report = ReceiptReport::unchecked(receipt, trusted_key);
     let result = check_receipt_into(receipt, expected_leaf, trusted_key, &mut report);
     (report, result)
+}
+
+impl ReceiptReport {
+    /// The report of a receipt not checked (yet): what it names, no check passed.
+    #[must_use]
+    pub fn unchecked(receipt: &Receipt, trusted_key: Option<&str>) -> ReceiptReport {
+        ReceiptReport {
+            key: receipt.key.chars().take(256).collect(),
+            key_id: key_id_of(&receipt.key),
+            trusted: trusted_key.is_some_and(|k| k == receipt.key),
+            signature: false,
+            tree: None,
+            leaf_index: receipt.leaf_index,
+            leaf_matches: false,
+            included: false,
+        }
+    }
 }
 
 fn check_receipt_into(

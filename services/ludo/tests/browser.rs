@@ -21,4 +21,5 @@ mod browser {
     mod games;
     mod lobby;
     mod replay;
+    mod transparency;
 }

@@ -172,6 +172,12 @@ export const api = {
   exportText: async (id, token) => (await request('GET', `/v1/games/${enc(id)}/export`, { token })).text,
   verify: async (text) =>
     (await request('POST', '/v1/verify', { body: text, contentType: 'application/x-ndjson' })).json,
+  /** A game's receipt from the transparency log (a problem `game_not_over` until it ends). */
+  receipt: (id) => getJson(`/v1/games/${enc(id)}/receipt`),
+  /** The transparency log: `{ origin, key, key_id, checkpoint?, tree? }`. */
+  logInfo: () => getJson('/v1/log'),
+  /** The proof that the log's tree of `from` leaves is a prefix of its tree of `to`. */
+  logConsistency: (from, to) => getJson(`/v1/log/consistency?from=${from}&to=${to}`),
   streamTicket: async (id, token) =>
     (await request('POST', `/v1/games/${enc(id)}/stream-tickets`, { token })).json,
 };
