@@ -185,8 +185,9 @@ struct ServeArgs {
     #[arg(long, env = "LUDO_LOG_ORIGIN")]
     log_origin: Option<String>,
     /// A file holding the log's private signing key (from `ludo log-key`),
-    /// for replicas that must not keep it in the database. Default: the
-    /// key kept (sealed) in the store, made at first start.
+    /// for replicas that must not keep it in the database (or the key's
+    /// text itself in the variable LUDO_LOG_KEY). Default: the key kept
+    /// (sealed) in the store, made at first start.
     #[arg(long, env = "LUDO_LOG_KEY_FILE")]
     log_key: Option<PathBuf>,
     /// Addresses games' webhooks may call beyond public ones: CIDR ranges
@@ -223,9 +224,16 @@ struct BotArgs {
 impl ServeArgs {
     /// The transparency log's settings: origin, and the key from its file.
     fn log_settings(&self) -> Result<ludo_game::LogSettings, String> {
-        let key = match &self.log_key {
-            None => None,
-            Some(path) => {
+        // The key's text may also come from the environment (a secret
+        // injected as a variable), never from the command line.
+        let from_env = std::env::var("LUDO_LOG_KEY").ok().filter(|text| !text.trim().is_empty());
+        let key = match (&self.log_key, from_env) {
+            (Some(_), Some(_)) => return Err("the log key is given twice: --log-key (LUDO_LOG_KEY_FILE) and LUDO_LOG_KEY".into()),
+            (None, None) => None,
+            (None, Some(text)) => {
+                Some(ludo_game::transparency::LogKey::from_private(&text).map_err(|e| format!("the log key in LUDO_LOG_KEY: {e}"))?)
+            }
+            (Some(path), None) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the log key {}: {e}", path.display()))?;
                 Some(ludo_game::transparency::LogKey::from_private(&text).map_err(|e| format!("the log key {}: {e}", path.display()))?)
             }

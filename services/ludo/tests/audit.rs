@@ -103,7 +103,19 @@ impl Store {
 /// `ludo serve` on `store` with `args`, which must exit without serving:
 /// its standard error.
 fn refused(store: &Store, args: &[&str]) -> String {
-    let child = store.command(args).env("RUST_LOG", "info").stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("ludo starts");
+    refused_with(store, args, &[])
+}
+
+/// [`refused`] with more variables in the server's environment.
+fn refused_with(store: &Store, args: &[&str], env: &[(&str, &str)]) -> String {
+    let child = store
+        .command(args)
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ludo starts");
     let pid = child.id();
     let (send, received) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -633,4 +645,26 @@ fn ludo_serve_refuses_a_postgres_store_whose_tree_disagrees_with_its_last_checkp
     let original = Store::Postgres(cluster.new_database("original"));
     let copy = |name: &str| Store::Postgres(cluster.new_database(&name.replace('-', "_")));
     refuses_to_start(&original, &copy, dir.path());
+}
+
+/// The key may come from the environment (a secret injected as a
+/// variable): `LUDO_LOG_KEY` holds its text; given twice, it is refused.
+#[test]
+fn the_log_key_may_come_from_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, verifier) = log_key(dir.path(), "env.example/log", "env.key");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let store = Store::Sled(dir.path().join("data"));
+    let mut server = start_command(store.command(&[]).env("LUDO_LOG_KEY", text.trim()));
+    let published = runtime().block_on(async {
+        let http = reqwest::Client::new();
+        get_text(&http, &format!("{}/.well-known/ludotheque-log-key", server.base)).await
+    });
+    assert_eq!(published.trim(), verifier);
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    let twice = refused_with(&store, &["--log-key", path(&file)], &[("LUDO_LOG_KEY", text.trim())]);
+    assert!(twice.contains("given twice"), "{twice}");
+    let bad = refused_with(&store, &[], &[("LUDO_LOG_KEY", "PRIVATE+KEY+nonsense")]);
+    assert!(bad.contains("LUDO_LOG_KEY"), "{bad}");
 }
