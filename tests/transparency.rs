@@ -161,10 +161,13 @@ async fn every_kind_ended_over_rest_has_one_receipt_everywhere_under_the_publish
 
     // An empty log: its key, no checkpoint yet.
     let empty = log_info(&rest).await;
-    assert_eq!(empty["origin"], transparency::DEFAULT_ORIGIN, "{empty}");
+    // Left unnamed, the log gets an origin of its own.
+    let origin = empty["origin"].as_str().unwrap().to_string();
+    let random = origin.strip_prefix(transparency::DEFAULT_ORIGIN_PREFIX).unwrap_or_default();
+    assert!(random.len() == 8 && random.bytes().all(|b| b.is_ascii_hexdigit()), "{empty}");
     let key = empty["key"].as_str().unwrap().to_string();
     let key_id = empty["key_id"].as_str().unwrap().to_string();
-    assert!(key.starts_with(&format!("{}+{key_id}+", transparency::DEFAULT_ORIGIN)), "{key}");
+    assert!(key.starts_with(&format!("{origin}+{key_id}+")), "{key}");
     assert_eq!(transparency::key_id_of(&key), Some(key_id.clone()));
     assert!(empty.get("checkpoint").is_none() && empty.get("tree").is_none(), "an empty log has no checkpoint: {empty}");
     problem(&rest.get("/v1/log/checkpoint", None).await, 404, "not_found");
@@ -209,7 +212,7 @@ async fn every_kind_ended_over_rest_has_one_receipt_everywhere_under_the_publish
 
         // Its checkpoint is the first to include it, signed by the published key.
         let tree = transparency::open_checkpoint(receipt["checkpoint"].as_str().unwrap(), &key).expect("signed by the log's key");
-        assert_eq!((tree.origin.as_str(), tree.size), (transparency::DEFAULT_ORIGIN, i as u64 + 1), "{kind}");
+        assert_eq!((tree.origin.as_str(), tree.size), (origin.as_str(), i as u64 + 1), "{kind}");
 
         // Offline, with the published key: valid, every receipt check passed.
         let report = export::verify_with(&bundle, Some(&key));
@@ -241,10 +244,10 @@ async fn every_kind_ended_over_rest_has_one_receipt_everywhere_under_the_publish
     assert!(answer.content_type.starts_with("text/plain"), "{answer:?}");
     // A C2SP checkpoint: origin, size, base64 root, a blank line, then the signature line.
     let lines: Vec<&str> = note.lines().collect();
-    assert_eq!(&lines[..2], &[transparency::DEFAULT_ORIGIN, "3"], "{note}");
+    assert_eq!(&lines[..2], &[origin.as_str(), "3"], "{note}");
     assert_eq!(lines[2], info["tree"]["root"].as_str().unwrap(), "{note}");
     assert_eq!(lines[3], "", "{note}");
-    assert!(lines[4].starts_with(&format!("— {} ", transparency::DEFAULT_ORIGIN)), "{note}");
+    assert!(lines[4].starts_with(&format!("— {origin} ")), "{note}");
     let latest = transparency::open_checkpoint(&note, &key).unwrap();
     assert_eq!(serde_json::to_value(&latest).unwrap(), info["tree"]);
     // Each receipt's checkpoint is a prefix of the latest one.

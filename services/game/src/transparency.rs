@@ -47,8 +47,20 @@ pub use tlog_tiles::{record_hash, stored_hash_count, stored_hash_index};
 /// The first line of every leaf this version writes.
 pub const LEAF_FORMAT: &str = "ludotheque/game-head/v1";
 
-/// The origin (and key name) of a log whose operator named none.
-pub const DEFAULT_ORIGIN: &str = "ludotheque/log";
+/// How the origin (and key name) of a log whose operator named none
+/// begins: 8 random hex digits follow, drawn once when the log is made. An
+/// origin names one log, and verifiers pin keys by origin (trust on first
+/// use), so two servers left unnamed must not share one.
+pub const DEFAULT_ORIGIN_PREFIX: &str = "ludotheque/log-";
+
+/// A new log's default origin: [`DEFAULT_ORIGIN_PREFIX`] and 8 random hex digits.
+///
+/// # Errors
+/// No randomness.
+pub fn default_origin() -> Result<String, String> {
+    let random = crate::secrets::random_bytes().map_err(|e| format!("no randomness for the log's origin: {e}"))?;
+    Ok(format!("{DEFAULT_ORIGIN_PREFIX}{}", hex::encode(&random[..4])))
+}
 
 /// Longest origin accepted (it is the first line of every checkpoint).
 pub const MAX_ORIGIN: usize = 128;

@@ -248,7 +248,8 @@ async fn a_log_whose_stored_tree_disagrees_with_its_last_checkpoint_does_not_ope
     assert!(err.to_string().contains("no checkpoint"), "{err}");
 
     // Another key than the store's: refused, whatever the tree.
-    let other = LogKey::from_seed(transparency::DEFAULT_ORIGIN, &[9; 32]).unwrap();
+    let origin = service.log_info().await.unwrap().origin;
+    let other = LogKey::from_seed(&origin, &[9; 32]).unwrap();
     let same = copy_altered(&store, |_, bytes| bytes).await;
     let err = TransparencyLog::open(same, &LogSettings { origin: None, key: Some(other) }, "now".into()).await.unwrap_err();
     assert!(err.to_string().contains("is not the store's log key"), "{err}");

@@ -180,8 +180,8 @@ struct ServeArgs {
     cors_origins: ludo_server::CorsOrigins,
     /// The transparency log's origin, which names its key and starts every
     /// checkpoint: a schema-less URL such as `games.example.org/log`.
-    /// Default: the origin the store's log already has, or `ludotheque/log`
-    /// for a new one.
+    /// Default: the origin the store's log already has, or, for a new one,
+    /// `ludotheque/log-` and 8 random hex digits.
     #[arg(long, env = "LUDO_LOG_ORIGIN")]
     log_origin: Option<String>,
     /// A file holding the log's private signing key (from `ludo log-key`),
@@ -364,11 +364,11 @@ fn verify(args: &VerifyArgs) -> ExitCode {
         };
         return match audit::consistency(&pair[0], &pair[1], given.as_deref(), known.as_deref(), &source) {
             Ok(report) => {
-                print!("{report}");
+                say(&report);
                 ExitCode::SUCCESS
             }
             Err(err) => {
-                println!("INVALID: {err}");
+                say(&format!("INVALID: {err}\n"));
                 ExitCode::FAILURE
             }
         };
@@ -402,14 +402,19 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     };
     let report = ludo_game::export::verify_with(&bytes, trusted.as_deref());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report).expect("reports serialize"));
+        say(&format!("{}\n", serde_json::to_string_pretty(&report).expect("reports serialize")));
     } else {
         if let Some(how) = how {
-            println!("{how}");
+            say(&format!("{how}\n"));
         }
-        print!("{}", describe(&report));
+        say(&describe(&report));
     }
     if report.valid { ExitCode::SUCCESS } else { ExitCode::FAILURE }
+}
+
+/// Writes to standard output; a reader that went away (`| head`) is not an error.
+fn say(text: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
 }
 
 /// The report in words.

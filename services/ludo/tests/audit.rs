@@ -595,7 +595,8 @@ fn refuses_to_start(original: &Store, copy: &dyn Fn(&str) -> Store, dir: &Path) 
     );
     let stderr = refused(&cut, &[]);
     assert!(stderr.contains("transparency log") && stderr.contains("no checkpoint"), "{stderr}");
-    let stranger = LogKey::from_seed(transparency::DEFAULT_ORIGIN, &[5; 32]).unwrap();
+    let origin = info["origin"].as_str().unwrap();
+    let stranger = LogKey::from_seed(origin, &[5; 32]).unwrap();
     let root = transparency::decode_hash(info["tree"]["root"].as_str().unwrap()).unwrap();
     let foreign = stranger.sign_checkpoint(5, root).unwrap();
     let resigned = copy("foreign");
@@ -604,7 +605,7 @@ fn refuses_to_start(original: &Store, copy: &dyn Fn(&str) -> Store, dir: &Path) 
     assert!(stderr.contains("transparency log") && stderr.contains("does not open with the log's key"), "{stderr}");
 
     // Another key or origin than the store's.
-    let (other_key, _) = log_key(dir, transparency::DEFAULT_ORIGIN, "other.key");
+    let (other_key, _) = log_key(dir, origin, "other.key");
     let stderr = refused(original, &["--log-key", path(&other_key)]);
     assert!(stderr.contains("transparency log") && stderr.contains("is not the store's log key"), "{stderr}");
     let stderr = refused(original, &["--log-origin", "elsewhere.example/log"]);

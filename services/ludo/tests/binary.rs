@@ -73,8 +73,12 @@ fn openapi_subcommand_prints_the_committed_document() {
     );
 }
 
+/// Runs `ludo ARGS…`; `ludo verify` pins logs' keys in a file of this test
+/// process, never in the user's own configuration.
 fn ludo(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_ludo")).args(args).output().expect("run ludo")
+    static KNOWN: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(|| tempfile::tempdir().expect("a temp dir")).path().join("known_log_keys");
+    Command::new(env!("CARGO_BIN_EXE_ludo")).args(args).env("LUDO_KNOWN_KEYS", known).output().expect("run ludo")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

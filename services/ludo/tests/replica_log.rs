@@ -144,7 +144,7 @@ async fn two_replicas_share_one_key_and_one_linear_tree() {
     // A third replica with a key of its own is refused: the database's log has one.
     let key_file = dir.path().join("other.key");
     let made = Command::new(env!("CARGO_BIN_EXE_ludo"))
-        .args(["log-key", "--origin", transparency::DEFAULT_ORIGIN, "--out"])
+        .args(["log-key", "--origin", key.split('+').next().unwrap(), "--out"])
         .arg(&key_file)
         .output()
         .unwrap();

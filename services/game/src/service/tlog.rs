@@ -65,7 +65,7 @@ const KEY_FORMAT: u32 = 1;
 #[derive(Clone, Debug, Default)]
 pub struct LogSettings {
     /// The log's origin (and key name); `None`: the one the store already
-    /// has, or [`transparency::DEFAULT_ORIGIN`] for a new log.
+    /// has, or [`transparency::default_origin`] for a new log.
     pub origin: Option<String>,
     /// The signing key, when the operator gives it (replicas that must not
     /// keep it in the database); `None`: the key kept in the store, made at
@@ -562,8 +562,11 @@ async fn load_key(store: &Arc<dyn EventStore>, settings: &LogSettings, now: Stri
         let (key, sealed) = match &settings.key {
             Some(key) => (key.clone(), None),
             None => {
-                let origin = settings.origin.as_deref().unwrap_or(transparency::DEFAULT_ORIGIN);
-                let key = LogKey::generate(origin).map_err(refuse)?;
+                let origin = match &settings.origin {
+                    Some(origin) => origin.clone(),
+                    None => transparency::default_origin().map_err(refuse)?,
+                };
+                let key = LogKey::generate(&origin).map_err(refuse)?;
                 let sealed = key.private_key().as_bytes().to_vec();
                 (key, Some(sealed))
             }
