@@ -117,7 +117,11 @@ mod tests {
             }
         }
         assert!(code_bytes > 0, "the app has scripts");
-        assert!(code_bytes < 200 * 1024, "JavaScript and CSS take {code_bytes} bytes; the budget is 200 KiB");
+        // The budget grew from 200 to 256 KiB with the audit page's own
+        // checks of the transparency log (signatures and Merkle proofs in
+        // the browser, `proofs.js`): ~28 KiB that no library could replace
+        // without fetching it from elsewhere.
+        assert!(code_bytes < 256 * 1024, "JavaScript and CSS take {code_bytes} bytes; the budget is 256 KiB");
     }
 
     #[test]

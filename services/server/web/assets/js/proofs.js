@@ -4,7 +4,7 @@
 // browser's WebCrypto has Ed25519), a C2SP tlog-checkpoint, a game's leaf,
 // and RFC 6962 inclusion and consistency proofs.
 //
-// Formats: https://c2sp.org/signed-note, https://c2sp.org/tlog-checkpoint,
+// Formats: C2SP signed-note and tlog-checkpoint (c2sp.org),
 // RFC 6962 §2.1 hashing and the proof checks of RFC 9162 §2.1.3.2, §2.1.4.2.
 
 const utf8 = new TextEncoder();
