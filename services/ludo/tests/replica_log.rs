@@ -13,24 +13,13 @@ mod common;
 #[allow(dead_code)] // each test binary uses its own share of the harness
 mod postgres;
 
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, create, start_command};
+use common::{create, replica};
 use ludo_game::transparency::{self, ConsistencyProof};
 use postgres::Cluster;
 use serde_json::{Value, json};
-
-/// Every per-address limit off: the tests end games as fast as they can.
-const UNTHROTTLED: [&str; 8] =
-    ["--rate-create", "off", "--rate-records", "off", "--rate-moves-per-ip", "off", "--rate-moves-per-seat", "off"];
-
-fn replica(data_dir: &Path, store: &str) -> Server {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ludo"));
-    command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data_dir).args(["--store", store]).args(UNTHROTTLED);
-    start_command(&mut command)
-}
 
 async fn get_json(http: &reqwest::Client, url: &str) -> Value {
     let answer = http.get(url).send().await.unwrap();

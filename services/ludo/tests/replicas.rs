@@ -13,25 +13,15 @@ mod common;
 #[allow(dead_code)] // each test binary uses its own share of the harness
 mod postgres;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Server, start_command};
+use common::{Server, replica, start_command};
 use ludo_proto::v1 as pb;
 use ludo_proto::v1::ludo_client::LudoClient;
 use postgres::Cluster;
 use serde_json::{Value, json};
-
-/// Every per-address limit off: all the traffic comes from nginx's address.
-const UNTHROTTLED: [&str; 8] =
-    ["--rate-create", "off", "--rate-records", "off", "--rate-moves-per-ip", "off", "--rate-moves-per-seat", "off"];
-
-fn replica(data_dir: &Path, store: &str) -> Server {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ludo"));
-    command.args(["serve", "--listen", "127.0.0.1:0", "--data-dir"]).arg(data_dir).args(["--store", store]).args(UNTHROTTLED);
-    start_command(&mut command)
-}
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()

@@ -34,6 +34,17 @@ pub fn start_with(data_dir: &Path, args: &[&str]) -> Server {
     start_command(&mut command)
 }
 
+/// Every per-address limit off: the replica tests' traffic comes from one
+/// address (a load balancer's, or the test's own, ending games at full speed).
+pub const UNTHROTTLED: [&str; 8] =
+    ["--rate-create", "off", "--rate-records", "off", "--rate-moves-per-ip", "off", "--rate-moves-per-seat", "off"];
+
+/// Starts a replica: `ludo serve` on `data_dir` with its log in `store`
+/// (a `postgres://` URL), unthrottled.
+pub fn replica(data_dir: &Path, store: &str) -> Server {
+    start_with(data_dir, &[&["--store", store][..], &UNTHROTTLED[..]].concat())
+}
+
 /// Starts `command` (a `ludo serve` on port 0, perhaps behind a shell) and
 /// waits for the line saying where it listens.
 pub fn start_command(command: &mut Command) -> Server {
