@@ -159,13 +159,13 @@ impl std::fmt::Debug for TransparencyLog {
 
 impl TransparencyLog {
     /// Opens the log in `store`: loads its key (making it at first start),
-    /// then checks that the stored tree is the one the last checkpoint
-    /// signed. A server whose tree disagrees must not start: it would sign
-    /// checkpoints inconsistent with those it published.
+    /// then checks the stored tree against every checkpoint stored with it,
+    /// the last one included. A server whose tree disagrees must not start:
+    /// it would sign checkpoints inconsistent with those it published.
     ///
     /// # Errors
     /// A key that does not match the store's, a tree that disagrees with
-    /// its last checkpoint, storage errors.
+    /// its checkpoints, storage errors.
     pub async fn open(store: Arc<dyn EventStore>, settings: &LogSettings, now: String) -> Result<TransparencyLog, ServiceError> {
         let key = load_key(&store, settings, now).await?;
         let size = {
@@ -601,12 +601,12 @@ impl GameService {
     }
 
     /// Opens the transparency log: loads (or makes) its key and checks the
-    /// stored tree against its last checkpoint. `ludo serve` calls it before
+    /// stored tree against its checkpoints. `ludo serve` calls it before
     /// it listens, and does not start when it fails.
     ///
     /// # Errors
     /// A key that does not match the store's, a tree that disagrees with
-    /// its last checkpoint, storage errors.
+    /// its checkpoints, storage errors.
     pub async fn open_log(&self) -> Result<LogInfo, ServiceError> {
         Ok(self.tlog().await?.info())
     }
