@@ -143,6 +143,27 @@ fn quit(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// Whether the postgres `child` on `port` accepts connections within
+/// `within` (false at once if it exited).
+fn ready(child: &mut Child, bin: &Path, port: u16, within: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < within {
+        if let Ok(Some(_)) = child.try_wait() {
+            return false;
+        }
+        let ok = Command::new(bin.join("pg_isready"))
+            .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-U", "ludo", "-d", "postgres"])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).expect("a free loopback port")
 }
@@ -246,19 +267,27 @@ impl Cluster {
     }
 
     /// Starts the server of an initialised cluster on a free port.
+    ///
+    /// A port found free can be taken before postgres binds it (another
+    /// test's cluster starting at the same moment): postgres then exits at
+    /// once, and is started again on another port.
     fn run(bin: PathBuf, dir: tempfile::TempDir) -> Option<Cluster> {
-        let port = free_port();
-        let child = match postgres(&bin, dir.path(), port) {
-            Ok(child) => child,
-            Err(err) => return unavailable(&format!("cannot start postgres: {err}")),
-        };
-        let mut cluster = Cluster { child, port, bin, _dir: dir };
-        if cluster.ready(Duration::from_secs(30)) {
-            Some(cluster)
-        } else {
-            drop(cluster);
-            unavailable("postgres did not become ready on a free loopback port")
+        for _ in 0..5 {
+            let port = free_port();
+            let mut child = match postgres(&bin, dir.path(), port) {
+                Ok(child) => child,
+                Err(err) => return unavailable(&format!("cannot start postgres: {err}")),
+            };
+            if ready(&mut child, &bin, port, Duration::from_secs(30)) {
+                return Some(Cluster { child, port, bin, _dir: dir });
+            }
+            let exited = matches!(child.try_wait(), Ok(Some(_)));
+            quit(&mut child);
+            if !exited {
+                break; // running but never ready: another port will not help
+            }
         }
+        unavailable("postgres did not become ready on a free loopback port")
     }
 
     /// One cluster for the whole test process, started on first use, for
@@ -305,22 +334,7 @@ impl Cluster {
     }
 
     fn ready(&mut self, within: Duration) -> bool {
-        let started = Instant::now();
-        while started.elapsed() < within {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return false;
-            }
-            let ok = Command::new(self.bin.join("pg_isready"))
-                .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "ludo", "-d", "postgres"])
-                .stdout(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success());
-            if ok {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        false
+        ready(&mut self.child, &self.bin, self.port, within)
     }
 
     /// The URL of a new, empty database in this cluster.
