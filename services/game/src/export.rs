@@ -72,6 +72,16 @@ pub struct ExportHeader {
     pub receipt: Option<crate::transparency::Receipt>,
 }
 
+impl ExportHeader {
+    /// The header of `export` (its first line), without reading further.
+    ///
+    /// # Errors
+    /// A first line that is not an export header.
+    pub fn read(export: &[u8]) -> Result<ExportHeader, serde_json::Error> {
+        serde_json::from_slice(export.split(|&b| b == b'\n').next().unwrap_or_default())
+    }
+}
+
 /// A line after the records of a finished game's export: what record
 /// `revealed` hid, in full. Checked against a replay from the seed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -248,9 +258,8 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
     };
     let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], raw: vec![], report, table: None };
     let text = export.strip_suffix(b"\n").unwrap_or(export);
-    let mut lines = text.split(|&b| b == b'\n');
-    let header_line = lines.next().unwrap_or_default();
-    let header: ExportHeader = match serde_json::from_slice(header_line) {
+    let lines = text.split(|&b| b == b'\n').skip(1);
+    let header = match ExportHeader::read(text) {
         Ok(header) => header,
         Err(err) => return empty(report.failed(1, None, format!("the header is not an export header: {err}"))),
     };

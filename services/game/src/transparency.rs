@@ -300,7 +300,7 @@ pub fn open_checkpoint(note: &str, verifier_key: &str) -> Result<SignedTree, Str
     if checkpoint.origin() != name {
         return Err(format!("the checkpoint's origin `{}` is not the key's name `{name}`", checkpoint.origin()));
     }
-    Ok(SignedTree { origin: checkpoint.origin().to_string(), size: checkpoint.size(), root: BASE64.encode(checkpoint.hash().0) })
+    Ok(tree_of(&checkpoint))
 }
 
 /// The tree a checkpoint describes, without checking any signature (to
@@ -309,7 +309,11 @@ pub fn open_checkpoint(note: &str, verifier_key: &str) -> Result<SignedTree, Str
 pub fn peek_checkpoint(note: &str) -> Option<SignedTree> {
     let parsed = Note::from_bytes(note.as_bytes()).ok()?;
     let checkpoint = Checkpoint::from_bytes(parsed.text()).ok()?;
-    Some(SignedTree { origin: checkpoint.origin().to_string(), size: checkpoint.size(), root: BASE64.encode(checkpoint.hash().0) })
+    Some(tree_of(&checkpoint))
+}
+
+fn tree_of(checkpoint: &Checkpoint) -> SignedTree {
+    SignedTree { origin: checkpoint.origin().to_string(), size: checkpoint.size(), root: encode_hash(checkpoint.hash()) }
 }
 
 /// A hash in base64 (as checkpoints and proofs carry them).

@@ -93,9 +93,8 @@ fn id(key: &str) -> String {
 fn checkpoint_in(path: &Path) -> Result<(String, Option<String>), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if text.starts_with('{') {
-        let first = text.lines().next().unwrap_or_default();
-        let header: ExportHeader =
-            serde_json::from_str(first).map_err(|e| format!("{}: neither a checkpoint nor an export: {e}", path.display()))?;
+        let header =
+            ExportHeader::read(text.as_bytes()).map_err(|e| format!("{}: neither a checkpoint nor an export: {e}", path.display()))?;
         let receipt = header.receipt.ok_or_else(|| format!("{}: an export without a receipt holds no checkpoint", path.display()))?;
         return Ok((receipt.checkpoint, Some(receipt.key)));
     }

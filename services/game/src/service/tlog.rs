@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use tlog_tiles::Hash;
 
 use super::*;
-use crate::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash};
+use crate::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash, stored_hash_index};
 
 /// The log stream's id (the largest UUID).
 pub(super) const LOG_STREAM: StreamId = StreamId([0xff; 16]);
@@ -400,7 +400,7 @@ impl TransparencyLog {
             match outcome {
                 Ok(value) => return Ok(value),
                 Err(_) if !wanted.is_empty() => {
-                    let hashes = self.stored_hashes(&wanted, overlay).await?;
+                    let hashes = self.stored_hashes(&wanted).await?;
                     fetched.extend(wanted.iter().copied().zip(hashes));
                 }
                 Err(err) => return Err(log_corrupt(0, format!("a tree computation failed: {err}"))),
@@ -409,20 +409,13 @@ impl TransparencyLog {
         Err(ServiceError::Internal("a tree computation kept asking for more hashes".into()))
     }
 
-    /// The stored hashes at `indexes`, read from the leaves that stored them.
-    async fn stored_hashes(&self, indexes: &[u64], overlay: &HashMap<u64, Hash>) -> Result<Vec<Hash>, ServiceError> {
+    /// The stored hashes at `indexes` (those a computation found neither
+    /// at hand nor cached), read from the leaves that stored them, and cached.
+    async fn stored_hashes(&self, indexes: &[u64]) -> Result<Vec<Hash>, ServiceError> {
         let mut by_leaf: HashMap<u64, Vec<(u64, usize)>> = HashMap::new();
-        let mut found: HashMap<u64, Hash> = HashMap::new();
-        {
-            let cache = self.cache.lock().expect("cache lock");
-            for &index in indexes {
-                if let Some(hash) = overlay.get(&index).or_else(|| cache.get(&index)) {
-                    found.insert(index, *hash);
-                } else {
-                    let (leaf, place) = transparency::stored_by(index);
-                    by_leaf.entry(leaf).or_default().push((index, place));
-                }
-            }
+        for &index in indexes {
+            let (leaf, place) = transparency::stored_by(index);
+            by_leaf.entry(leaf).or_default().push((index, place));
         }
         // The leaves are read at once (a proof at a million leaves needs ~40).
         let mut reads = tokio::task::JoinSet::new();
@@ -442,8 +435,7 @@ impl TransparencyLog {
             }
         }
         self.remember(read.clone());
-        found.extend(read);
-        indexes.iter().map(|index| found.get(index).copied().ok_or_else(|| log_corrupt(0, "a stored hash was not read"))).collect()
+        indexes.iter().map(|index| read.get(index).copied().ok_or_else(|| log_corrupt(0, "a stored hash was not read"))).collect()
     }
 
     /// Record `n` of the log stream.
@@ -459,7 +451,7 @@ impl TransparencyLog {
     /// # Errors
     /// Storage errors; `internal` for a leaf not in that tree.
     pub async fn receipt(&self, index: u64, size: u64) -> Result<Receipt, ServiceError> {
-        if index >= size || size == 0 {
+        if index >= size {
             return Err(ServiceError::Internal(format!("leaf {index} is not in a tree of {size} leaves")));
         }
         let (leaf, last) = tokio::try_join!(self.entry(index), self.entry(size - 1))?;
@@ -508,10 +500,6 @@ impl TransparencyLog {
 /// The root of a tree from the roots of its complete subtrees, largest first.
 fn root_of(frontier: &[(u8, Hash)]) -> Hash {
     frontier.iter().rev().map(|&(_, hash)| hash).reduce(|right, left| tlog_tiles::node_hash(left, right)).unwrap_or(tlog_tiles::EMPTY_HASH)
-}
-
-fn stored_hash_index(level: u8, n: u64) -> u64 {
-    transparency::stored_hash_index(level, n)
 }
 
 /// The log's key: the one in the store, the operator's (recorded in the
@@ -735,15 +723,12 @@ impl GameService {
         }
     }
 
-    /// Adds to the log every game over whose summary has no place in it (a
-    /// server stopped between the two). On a shared store, a game that
+    /// Adds to the log the games in `summaries` (over, and their summaries
+    /// without a place in it: a server stopped between the two). On a shared store, a game that
     /// ended less than `grace` ago is left to the server that ended it.
     pub(super) async fn log_unlogged(&self, summaries: &[(StreamId, StoredSummary)], grace: std::time::Duration) {
         let now = self.clock.now();
         for (stream, summary) in summaries {
-            if !summary.status.is_finished() || summary.logged.is_some() {
-                continue;
-            }
             let recent = summary
                 .finished_at
                 .as_deref()
