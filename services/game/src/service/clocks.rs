@@ -119,7 +119,7 @@ impl GameService {
         let fired = async {
             let (slot, mut writer) = self.locked(&id).await?;
             let current = slot.current();
-            let now = crate::clock::millis(&timestamp(self.clock.now())).map_err(ServiceError::Internal)?;
+            let now = epoch_ms(self.clock.now());
             let Some((deadline, seat)) = current.table.next_deadline().filter(|&(at, _)| at <= now) else {
                 drop(writer);
                 self.wake_clock(stream, &current);
