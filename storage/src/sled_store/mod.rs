@@ -284,6 +284,17 @@ impl Shared {
     }
 }
 
+/// Reads of at most this many records run on the caller's task; longer ones
+/// (a whole log, for a replay or a cold load) on tokio's blocking pool.
+///
+/// Why: a page of records is a short range scan that sled serves from its
+/// page cache in a few microseconds (a page it must fetch costs one disk
+/// read), while a trip to the blocking pool and back costs two thread
+/// wake-ups, which the load driver measured as most of a paged read's
+/// server time (`ludo-bench`, "reads"). A whole log may be long: it keeps
+/// off the async workers.
+const INLINE_READ_RECORDS: u64 = 100;
+
 /// Runs a blocking sled read on tokio's blocking pool when there is a
 /// runtime (inline when there is none), so that no async worker waits on
 /// sled: the one place of the crate that decides it.
@@ -464,6 +475,10 @@ impl EventStore for SledStore {
     }
 
     fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>> {
+        if to.is_some_and(|to| to.saturating_sub(from) <= INLINE_READ_RECORDS) {
+            // A page: read where it is asked (see `INLINE_READ_RECORDS`).
+            return Box::pin(std::future::ready(self.shared.read(stream, from, to)));
+        }
         let shared = Arc::clone(&self.shared);
         off_the_workers(move || shared.read(stream, from, to))
     }

@@ -1,11 +1,11 @@
 //! The REST adapter: thin handlers over the game service.
 
 mod extract;
+mod json;
 pub mod problem;
 
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
@@ -24,6 +24,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use extract::{Body, Caller, GamePath, Params, RawBody, SeatPath};
+use json::Json;
 use problem::Problem;
 
 /// What every REST handler shares.

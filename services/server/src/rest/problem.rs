@@ -155,7 +155,7 @@ impl IntoResponse for Problem {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let unauthorized = status == StatusCode::UNAUTHORIZED;
         let retry_after_ms = self.retry_after_ms;
-        let mut response = (status, axum::Json(self)).into_response();
+        let mut response = (status, super::json::Json(self)).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
         if unauthorized {
