@@ -37,7 +37,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
@@ -135,6 +135,15 @@ pub(crate) async fn serve(
 }
 
 /// What a connection is doing, for its watchdog.
+///
+/// The watchdog is woken by its timer only, never by a request starting or
+/// ending: every change of state moves the deadline later, never earlier
+/// (see [`Activity::watch`]), so the timer set before the change still
+/// fires in time, and the watchdog then sets it again from the new state.
+/// A wake-up on each change cost every request two self-wakes of the
+/// connection's task, each of which tokio answers by waking another worker
+/// to share the work: most of a keep-alive request's CPU (a `/healthz`
+/// loop's profile).
 #[derive(Debug)]
 struct Activity {
     opened: Instant,
@@ -148,8 +157,6 @@ struct Activity {
     idle_since: Mutex<Instant>,
     /// Milliseconds after `opened` at which a byte last moved.
     progress_ms: AtomicU64,
-    /// Signalled when requests start or stop being in flight.
-    changed: Notify,
 }
 
 impl Activity {
@@ -162,7 +169,6 @@ impl Activity {
             served: AtomicBool::new(false),
             idle_since: Mutex::new(now),
             progress_ms: AtomicU64::new(0),
-            changed: Notify::new(),
         }
     }
 
@@ -170,18 +176,20 @@ impl Activity {
         self.progress_ms.store(self.opened.elapsed().as_millis() as u64, Ordering::Relaxed);
     }
 
+    /// When a byte last moved.
+    fn last_progress(&self) -> Instant {
+        self.opened + Duration::from_millis(self.progress_ms.load(Ordering::Relaxed))
+    }
+
     fn begin(self: &Arc<Self>) -> InFlight {
         self.served.store(true, Ordering::Relaxed);
-        if self.in_flight.fetch_add(1, Ordering::AcqRel) == 0 {
-            self.changed.notify_one();
-        }
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
         InFlight(Arc::clone(self))
     }
 
     /// Resolves when the connection has been idle or stalled too long.
     async fn watch(&self, limits: &ConnectionLimits) -> Closed {
         loop {
-            let notified = self.changed.notified();
             let in_flight = self.in_flight.load(Ordering::Acquire);
             let (verdict, deadline) = if in_flight == 0 {
                 let limit = if self.served.load(Ordering::Relaxed) { limits.idle_timeout } else { limits.header_timeout };
@@ -191,15 +199,18 @@ impl Activity {
                 self.progressed();
                 (Closed::Stalled, Instant::now() + limits.idle_timeout)
             } else {
-                (Closed::Stalled, self.opened + Duration::from_millis(self.progress_ms.load(Ordering::Relaxed)) + limits.idle_timeout)
+                (Closed::Stalled, self.last_progress() + limits.idle_timeout)
             };
             if Instant::now() >= deadline {
                 return verdict;
             }
-            tokio::select! {
-                () = tokio::time::sleep_until(deadline) => {}
-                () = notified => {}
-            }
+            // Whatever happens before it, no state's deadline can fall
+            // before the last byte's time plus the idle timeout: a stall is
+            // counted from a byte that moves later, the wait of an answer on
+            // the server from later still, and an idle spell from the end of
+            // a request, which moved bytes. Waking then at the latest is
+            // always in time.
+            tokio::time::sleep_until(deadline.min(self.last_progress() + limits.idle_timeout)).await;
         }
     }
 }
@@ -211,9 +222,7 @@ struct InFlight(Arc<Activity>);
 impl Drop for InFlight {
     fn drop(&mut self) {
         *self.0.idle_since.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
-        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.changed.notify_one();
-        }
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -264,7 +273,6 @@ impl Tracked {
             // The stall clock starts again from the frame the server made.
             activity.progressed();
         }
-        activity.changed.notify_one();
     }
 }
 
