@@ -1,7 +1,8 @@
 //! Connections are bounded, against the real binary over real sockets:
 //! silent, slow, idle and stalled clients are cut; a body that never comes
 //! or is declared too large is refused; connections over the caps get a
-//! clear refusal, not a hang; HTTP/2 streams are capped per connection; and
+//! clear refusal, not a hang; HTTP/2 streams are capped per connection; a
+//! busy keep-alive connection stays while an idle one goes; and
 //! a process with few descriptors refuses clients instead of failing for all.
 
 mod common;
@@ -85,6 +86,56 @@ async fn silent_slow_and_idle_clients_are_cut() {
     assert!(after > before, "the idle HTTP/2 connection was closed by the server");
     // The client reconnects on its own.
     grpc.list_kinds(pb::ListKindsRequest {}).await.unwrap();
+    server.terminate();
+}
+
+/// Reads one answer of a keep-alive exchange: its head and a body of the
+/// length it declares.
+async fn one_answer(stream: &mut TcpStream) -> String {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&out).to_string();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|line| line.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+                .unwrap_or(0);
+            if body.len() >= length {
+                return text;
+            }
+        }
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.expect("an answer in time").unwrap();
+        assert!(n > 0, "the connection closed mid-answer: {text:?}");
+        out.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_keep_alive_connection_stays_and_an_idle_one_goes_after_the_idle_timeout() {
+    // The watchdog hears of no request: it wakes on its timer and looks.
+    // A connection that asks more often than the idle timeout is never
+    // closed as idle; one that stops is closed once idle that long, not
+    // sooner.
+    let dir = tempfile::tempdir().unwrap();
+    let idle = Duration::from_secs(1);
+    let server = start_with(dir.path(), &["--header-timeout", "10s", "--idle-timeout", "1s"]);
+    let mut stream = connect(&server).await;
+    let started = Instant::now();
+    let last_answer = loop {
+        stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+        let answer = one_answer(&mut stream).await;
+        assert!(head(answer.as_bytes()).contains("200"), "{answer:?}");
+        if started.elapsed() >= 4 * idle {
+            break Instant::now();
+        }
+        tokio::time::sleep(idle / 4).await;
+    };
+    let (said, closed) = until_closed(&mut stream, Duration::from_secs(10)).await;
+    assert!(said.is_empty(), "nothing more was said: {said:?}");
+    let after = closed.map(|_| last_answer.elapsed()).expect("the idle connection was closed");
+    assert!(after >= idle, "closed after {after:?} idle, before the idle timeout of {idle:?}");
+    assert!(after < 5 * idle, "closed only after {after:?} idle (idle timeout {idle:?})");
     server.terminate();
 }
 
