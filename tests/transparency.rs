@@ -12,6 +12,7 @@
 //! stopped server's back is refused. Runs on sled and, as part of
 //! `on_postgres`, on PostgreSQL.
 
+use ludo_blackbox::bundle::{join, split};
 use ludo_blackbox::{Rest, TestServer, authed, chooser, tamper};
 use ludo_game::transparency::{self, ConsistencyProof, LogKey, SignedTree};
 use ludo_game::{LogSettings, export};
@@ -94,24 +95,6 @@ fn expected_leaf(id: &str, state: &Value, last_hash: &str) -> String {
         other => panic!("a game that is not over ({other}) has no leaf"),
     }
     leaf
-}
-
-/// The export's header and its other lines.
-fn split(bundle: &[u8]) -> (Value, Vec<String>) {
-    let text = std::str::from_utf8(bundle).unwrap();
-    let mut lines = text.lines();
-    let header = serde_json::from_str(lines.next().unwrap()).unwrap();
-    (header, lines.map(str::to_string).collect())
-}
-
-fn join(header: &Value, lines: &[String]) -> Vec<u8> {
-    let mut out = serde_json::to_string(header).unwrap();
-    for line in lines {
-        out.push('\n');
-        out.push_str(line);
-    }
-    out.push('\n');
-    out.into_bytes()
 }
 
 async fn bundle_of(rest: &Rest, id: &str) -> Vec<u8> {
@@ -207,7 +190,7 @@ async fn every_kind_ended_over_rest_has_one_receipt_everywhere_under_the_publish
         let answer = rest.get(&format!("/v1/games/{id}/receipt"), None).await;
         assert_eq!((answer.status, &answer.body), (200, &receipt), "{kind}: GET …/receipt");
         let bundle = bundle_of(&rest, &id).await;
-        let (header, _) = split(&bundle);
+        let (header, _) = split::<Value>(&bundle);
         assert_eq!(header["receipt"], receipt, "{kind}: the export is a bundle with the same receipt");
 
         // Its checkpoint is the first to include it, signed by the published key.
@@ -376,7 +359,7 @@ async fn grpc_serves_the_same_log_receipts_and_proofs_and_verify_game_reports_th
     assert!(checked.trusted && checked.signature && checked.leaf_matches && checked.included, "{checked:?}");
     assert_eq!((checked.key.as_str(), checked.key_id.as_deref(), checked.leaf_index), (key.as_str(), Some(info.key_id.as_str()), 0));
     assert_eq!(checked.tree.map(|t| t.size), Some(1));
-    let (mut header, lines) = split(&bundle);
+    let (mut header, lines) = split::<Value>(&bundle);
     let leaf = header["receipt"]["leaf"].as_str().unwrap().replace("outcome finished", "outcome cancelled");
     header["receipt"]["leaf"] = json!(leaf);
     let report = grpc.verify_game(pb::VerifyGameRequest { export: join(&header, &lines) }).await.unwrap().into_inner();
@@ -434,7 +417,7 @@ async fn a_running_game_has_no_receipt_reserved_ids_are_no_games_and_bad_ranges_
     assert_eq!(waiting.status, 201, "{waiting:?}");
     problem(&rest.get(&format!("/v1/games/{}/receipt", id_of(&waiting.body)), None).await, 409, "game_not_over");
     assert!(rest.get(&format!("/v1/games/{id}"), None).await.body.get("receipt").is_none());
-    let (header, _) = split(&bundle_of(&rest, &id).await);
+    let (header, _) = split::<Value>(&bundle_of(&rest, &id).await);
     assert!(header.get("receipt").is_none(), "a running game's export carries no receipt: {header}");
     problem(&rest.get("/v1/games/01890000-0000-7000-8000-000000000000/receipt", None).await, 404, "not_found");
 
@@ -523,7 +506,7 @@ async fn a_bundle_fails_with_another_key_a_record_less_or_more_an_altered_leaf_o
     let reason = offline(&bundle, other.verifier_key()).unwrap_err();
     assert!(reason.contains("not with the trusted key"), "{reason}");
 
-    let (header, lines) = split(&bundle);
+    let (header, lines) = split::<Value>(&bundle);
     let records = header["records"].as_u64().unwrap() as usize;
     // A record removed (the last one), the header's count adjusted.
     let mut fewer = lines.clone();
@@ -733,7 +716,7 @@ async fn cancelled_and_imported_games_get_leaves_in_the_log_of_the_server_that_h
     let there = rest_b.get(&format!("/v1/games/{id}/receipt"), None).await;
     assert_eq!(there.status, 200, "{there:?}");
     assert_eq!((there.body["key"].as_str(), there.body["leaf_index"].as_u64()), (Some(key_b.as_str()), Some(0)));
-    let (header_a, _) = split(&bundle);
+    let (header_a, _) = split::<Value>(&bundle);
     assert_eq!(there.body["leaf"], header_a["receipt"]["leaf"], "both logs commit to the same head");
     let bundle_b = bundle_of(&rest_b, &id).await;
     assert!(offline(&bundle_b, &key_b).is_ok());

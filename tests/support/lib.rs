@@ -25,6 +25,11 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tonic::transport::Channel;
 
+/// Taking an export apart and putting it back together (the game crate's
+/// test helper, shared with its tests and the `ludo` binary's).
+#[path = "../../services/game/tests/support/bundle.rs"]
+pub mod bundle;
+
 /// The throwaway PostgreSQL cluster of the tests (the storage crate's
 /// harness, shared with its conformance suite).
 #[path = "../../storage/tests/common/postgres.rs"]

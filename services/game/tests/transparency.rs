@@ -4,6 +4,9 @@
 //! consistency proofs between checkpoints; and a server whose stored tree
 //! disagrees with its last checkpoint does not open its log.
 
+#[path = "support/bundle.rs"]
+mod bundle;
+
 use std::sync::Arc;
 
 use ludo_game::api::CreateGame;
@@ -11,6 +14,8 @@ use ludo_game::export::{self, ExportHeader};
 use ludo_game::transparency::{self, LogKey, Receipt};
 use ludo_game::{GameId, GameService, LogSettings, ServiceError, SystemClock, TransparencyLog};
 use ludo_storage::{AppendRequest, EventStore, MemoryStore, StreamId};
+
+use bundle::{join, split};
 
 /// A two-player Cardinal game ended by seat 1's resignation: its id, the
 /// receipt the resignation answered with.
@@ -26,23 +31,6 @@ fn service(store: &Arc<dyn EventStore>) -> GameService {
     GameService::new(Arc::clone(store), Arc::new(SystemClock))
 }
 
-fn split(export: &[u8]) -> (ExportHeader, Vec<String>) {
-    let text = std::str::from_utf8(export).unwrap();
-    let mut lines = text.lines();
-    let header = serde_json::from_str(lines.next().unwrap()).unwrap();
-    (header, lines.map(str::to_string).collect())
-}
-
-fn join(header: &ExportHeader, lines: &[String]) -> Vec<u8> {
-    let mut out = serde_json::to_string(header).unwrap();
-    for line in lines {
-        out.push('\n');
-        out.push_str(line);
-    }
-    out.push('\n');
-    out.into_bytes()
-}
-
 #[tokio::test]
 async fn a_game_that_ends_gets_a_receipt_and_its_export_is_a_bundle() {
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
@@ -56,7 +44,7 @@ async fn a_game_that_ends_gets_a_receipt_and_its_export_is_a_bundle() {
     assert_eq!(service.get(&id, None).await.unwrap().receipt.as_ref(), Some(&receipt));
     assert_eq!(service.receipt(&id).await.unwrap(), receipt);
     let bundle = service.export(&id, None).await.unwrap();
-    let (header, _) = split(&bundle);
+    let (header, _) = split::<ExportHeader>(&bundle);
     assert_eq!(header.receipt.as_ref(), Some(&receipt));
 
     let report = export::verify_with(&bundle, Some(&info.key));
@@ -87,7 +75,7 @@ async fn a_bundle_fails_with_another_key_a_record_less_or_more_an_altered_leaf_o
     let report = export::verify_with(&bundle, Some(other.verifier_key()));
     assert!(!report.valid && report.fault.unwrap().reason.contains("not with the trusted key"));
 
-    let (header, lines) = split(&bundle);
+    let (header, lines) = split::<ExportHeader>(&bundle);
     let records = header.records as usize;
     // A record removed (the last one): the game is no longer over, or the head differs.
     let mut fewer = lines.clone();

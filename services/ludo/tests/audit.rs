@@ -7,6 +7,8 @@
 //! last signed checkpoint, or with another key or origin than the store's
 //! (on sled, and on PostgreSQL when the machine has it).
 
+#[path = "../../game/tests/support/bundle.rs"]
+mod bundle;
 mod common;
 #[path = "../../../storage/tests/common/postgres.rs"]
 #[allow(dead_code)] // each test binary uses its own share of the harness
@@ -17,7 +19,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Server, create, play_out, start_command};
+use bundle::{join, split};
+use common::{Server, create, play_out, resigned_game, start_command};
 use ludo_game::transparency::{self, LogKey};
 use ludo_storage::{AppendRequest, EventStore, PgOptions, PgStore, SledOptions, SledStore, StreamId};
 use serde_json::{Value, json};
@@ -154,18 +157,6 @@ async fn get_text(http: &reqwest::Client, url: &str) -> String {
     answer.text().await.unwrap()
 }
 
-/// A two-seat Cardinal game ended by seat 1's resignation; its id.
-async fn resigned_game(http: &reqwest::Client, base: &str) -> String {
-    let game = create(http, base, "cardinal", &["Ann", "Bob"]).await;
-    let id = game["id"].as_str().unwrap().to_string();
-    let token = game["seats"][1]["token"].as_str().unwrap();
-    let answer = http.post(format!("{base}/v1/games/{id}/resign")).bearer_auth(token).json(&json!({})).send().await.unwrap();
-    assert_eq!(answer.status(), 200);
-    let body: Value = answer.json().await.unwrap();
-    assert!(body["receipt"].is_object(), "the resignation that ended the game carries its receipt: {body}");
-    id
-}
-
 /// A Cardinal game played to its end (first legal move each time); its id.
 async fn played_game(http: &reqwest::Client, base: &str) -> String {
     let game = create(http, base, "cardinal", &["Ann", "Bob", "Cid"]).await;
@@ -177,24 +168,6 @@ async fn export(http: &reqwest::Client, base: &str, id: &str) -> Vec<u8> {
     let answer = http.get(format!("{base}/v1/games/{id}/export")).send().await.unwrap();
     assert_eq!(answer.status(), 200);
     answer.bytes().await.unwrap().to_vec()
-}
-
-/// The export's header and its other lines.
-fn split(bundle: &[u8]) -> (Value, Vec<String>) {
-    let text = std::str::from_utf8(bundle).unwrap();
-    let mut lines = text.lines();
-    let header = serde_json::from_str(lines.next().unwrap()).unwrap();
-    (header, lines.map(str::to_string).collect())
-}
-
-fn join(header: &Value, lines: &[String]) -> Vec<u8> {
-    let mut out = serde_json::to_string(header).unwrap();
-    for line in lines {
-        out.push('\n');
-        out.push_str(line);
-    }
-    out.push('\n');
-    out.into_bytes()
 }
 
 /// `ludo verify --key KEY FILE` on `bundle` written to `file`.
@@ -272,7 +245,7 @@ async fn ludo_verify_checks_a_bundle_with_the_published_key_and_refuses_another_
     let (_, other) = log_key(dir.path(), origin, "other.key");
     invalid(&bundle, &file, &other, "not with the trusted key", "another key");
 
-    let (header, lines) = split(&bundle);
+    let (header, lines) = split::<Value>(&bundle);
     let records = header["records"].as_u64().unwrap() as usize;
     // A record removed (the last), the header's count adjusted to match.
     let mut fewer = lines.clone();
@@ -354,7 +327,7 @@ async fn trust_on_first_use_pins_the_key_and_a_second_key_under_the_same_origin_
         let info = get_json(&http, &format!("{}/v1/log", server.base)).await;
         assert_eq!(info["origin"], origin);
         keys.push((info["key"].as_str().unwrap().to_string(), info["key_id"].as_str().unwrap().to_string()));
-        let id = resigned_game(&http, &server.base).await;
+        let (id, _) = resigned_game(&http, &server.base).await;
         bundles.push(export(&http, &server.base, &id).await);
         server.terminate();
     }
@@ -413,12 +386,12 @@ async fn ludo_verify_consistency_links_checkpoints_before_and_after_more_games()
     let server = serve(&Store::Sled(dir.path().join("data")), &["--log-key", path(&key_file)]);
     let base = server.base.clone();
     let http = reqwest::Client::new();
-    let first_game = resigned_game(&http, &base).await;
+    let (first_game, _) = resigned_game(&http, &base).await;
     let old = get_text(&http, &format!("{base}/v1/log/checkpoint")).await;
     for _ in 0..3 {
         resigned_game(&http, &base).await;
     }
-    let last_game = resigned_game(&http, &base).await;
+    let (last_game, _) = resigned_game(&http, &base).await;
     let new = get_text(&http, &format!("{base}/v1/log/checkpoint")).await;
     let proof = get_text(&http, &format!("{base}/v1/log/consistency?from=1&to=5")).await;
     let bundles = (export(&http, &base, &first_game).await, export(&http, &base, &last_game).await);

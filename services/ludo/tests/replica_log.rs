@@ -16,28 +16,15 @@ mod postgres;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{create, replica};
+use common::{replica, resigned_game};
 use ludo_game::transparency::{self, ConsistencyProof};
 use postgres::Cluster;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 async fn get_json(http: &reqwest::Client, url: &str) -> Value {
     let answer = http.get(url).send().await.unwrap();
     assert_eq!(answer.status(), 200, "GET {url}");
     answer.json().await.unwrap()
-}
-
-/// A two-seat Cardinal game ended on `base` by seat 1's resignation: its
-/// id and the receipt the resignation answered with.
-async fn resigned_game(http: reqwest::Client, base: String) -> (String, Value) {
-    let game = create(&http, &base, "cardinal", &["Ann", "Bob"]).await;
-    let id = game["id"].as_str().unwrap().to_string();
-    let token = game["seats"][1]["token"].as_str().unwrap();
-    let answer = http.post(format!("{base}/v1/games/{id}/resign")).bearer_auth(token).json(&json!({})).send().await.unwrap();
-    assert_eq!(answer.status(), 200);
-    let body: Value = answer.json().await.unwrap();
-    assert!(body["receipt"].is_object(), "the resignation that ended game {id} on {base} carries its receipt: {body}");
-    (id, body["receipt"].clone())
 }
 
 /// The checkpoint `base` serves, opened with `key`.
@@ -66,7 +53,7 @@ async fn two_replicas_share_one_key_and_one_linear_tree() {
     // Three games on A, then its checkpoint.
     let mut ended = Vec::new();
     for _ in 0..3 {
-        ended.push((a.base.clone(), resigned_game(http.clone(), a.base.clone()).await));
+        ended.push((a.base.clone(), resigned_game(&http, &a.base).await));
     }
     let early = tree(&http, &a.base, &key).await;
     assert_eq!(early.size, 3);
@@ -76,13 +63,16 @@ async fn two_replicas_share_one_key_and_one_linear_tree() {
     for i in 0..24 {
         let base = if i % 2 == 0 { a.base.clone() } else { b.base.clone() };
         let http = http.clone();
-        tasks.push(tokio::spawn(async move { (base.clone(), resigned_game(http, base).await) }));
+        tasks.push(tokio::spawn(async move {
+            let ended = resigned_game(&http, &base).await;
+            (base, ended)
+        }));
     }
     for task in tasks {
         ended.push(task.await.unwrap());
     }
     // One more on B: its checkpoint is then of the whole tree.
-    ended.push((b.base.clone(), resigned_game(http.clone(), b.base.clone()).await));
+    ended.push((b.base.clone(), resigned_game(&http, &b.base).await));
     let total = ended.len() as u64;
     let late = tree(&http, &b.base, &key).await;
     assert_eq!(late.size, total, "B's checkpoint after its own last append holds every leaf");

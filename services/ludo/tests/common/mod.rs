@@ -154,6 +154,19 @@ pub async fn play_one(http: &reqwest::Client, base: &str, created: &Value) -> bo
     true
 }
 
+/// A two-seat Cardinal game ended on `base` by seat 1's resignation: its
+/// id and the receipt the resignation answered with.
+pub async fn resigned_game(http: &reqwest::Client, base: &str) -> (String, Value) {
+    let game = create(http, base, "cardinal", &["Ann", "Bob"]).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let token = game["seats"][1]["token"].as_str().unwrap();
+    let answer = http.post(format!("{base}/v1/games/{id}/resign")).bearer_auth(token).json(&json!({})).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    let body: Value = answer.json().await.unwrap();
+    assert!(body["receipt"].is_object(), "the resignation that ended game {id} on {base} carries its receipt: {body}");
+    (id, body["receipt"].clone())
+}
+
 /// Plays a game to its end over REST with each seat's first legal move.
 pub async fn play_out(http: &reqwest::Client, base: &str, created: &Value) {
     while play_one(http, base, created).await {}
