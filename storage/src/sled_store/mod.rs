@@ -297,7 +297,8 @@ const INLINE_READ_RECORDS: u64 = 100;
 
 /// Runs a blocking sled read on tokio's blocking pool when there is a
 /// runtime (inline when there is none), so that no async worker waits on
-/// sled: the one place of the crate that decides it.
+/// sled for long: with [`INLINE_READ_RECORDS`], which lets reads of a page
+/// run where they are asked, the one place of the crate that decides it.
 fn off_the_workers<T: Send + 'static>(read: impl FnOnce() -> Result<T, StoreError> + Send + 'static) -> StoreFuture<T> {
     match tokio::runtime::Handle::try_current() {
         Ok(runtime) => Box::pin(async move {
