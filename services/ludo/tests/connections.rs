@@ -1,7 +1,8 @@
 //! Connections are bounded, against the real binary over real sockets:
 //! silent, slow, idle and stalled clients are cut; a body that never comes
 //! or is declared too large is refused; connections over the caps get a
-//! clear refusal, not a hang; HTTP/2 streams are capped per connection; a
+//! clear refusal, not a hang; HTTP/2 streams are capped per connection, and
+//! many at once on one connection are all served; a
 //! busy keep-alive connection stays while an idle one goes; and
 //! a process with few descriptors refuses clients instead of failing for all.
 
@@ -244,6 +245,47 @@ async fn http2_streams_are_capped_per_connection() {
     let state = tokio::time::timeout(Duration::from_secs(10), fourth).await.expect("served once a stream is free").unwrap();
     assert_eq!(state.into_inner().id, id);
     drop(streams);
+    server.terminate();
+}
+
+/// One connection's HTTP/2 streams run in its own task up to a limit (8)
+/// and as tasks of their own beyond it: both kinds answer, at once, on one
+/// connection, and live streams of both kinds hear a move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_calls_at_once_on_one_http2_connection_are_all_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_with(dir.path(), &[]);
+    let http = reqwest::Client::new();
+    let game = create(&http, &server.base, "cardinal", &["Ann", "Bob"]).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let channel = tonic::transport::Channel::from_shared(server.base.clone()).unwrap().connect().await.unwrap();
+    let grpc = pb::ludo_client::LudoClient::new(channel);
+    // Twelve live streams: more than run in the connection's task.
+    let mut watches = Vec::new();
+    for _ in 0..12 {
+        let mut updates = grpc.clone().watch_game(pb::WatchGameRequest { id: id.clone(), from: 0 }).await.unwrap().into_inner();
+        let created = updates.message().await.unwrap().unwrap();
+        assert_eq!(created.event.unwrap().seq, 0);
+        watches.push(updates);
+    }
+    // Forty calls at once beside them, on the same connection.
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..40 {
+        let (mut grpc, id) = (grpc.clone(), id.clone());
+        calls.spawn(async move { grpc.get_game(pb::GetGameRequest { id }).await.map(|r| r.into_inner().id) });
+    }
+    let answered = tokio::time::timeout(Duration::from_secs(20), calls.join_all()).await.expect("every call is answered");
+    assert_eq!(answered.len(), 40);
+    for answer in answered {
+        assert_eq!(answer.unwrap(), id);
+    }
+    // A move reaches every live stream, whichever way it runs.
+    assert!(common::play_one(&http, &server.base, &game).await);
+    for updates in &mut watches {
+        let update = tokio::time::timeout(Duration::from_secs(10), updates.message()).await.expect("the move arrives").unwrap().unwrap();
+        assert_eq!(update.event.unwrap().seq, 1);
+    }
+    drop(watches);
     server.terminate();
 }
 

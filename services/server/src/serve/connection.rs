@@ -33,7 +33,7 @@ use axum::http::{Request, Response};
 use bytes::Bytes;
 use http_body::Frame;
 use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -41,6 +41,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
+use super::streams::StreamExecutor;
 use crate::config::ConnectionLimits;
 
 /// How often HTTP/2 pings an open connection (so live streams are never silent).
@@ -65,9 +66,10 @@ pub(crate) enum Closed {
     Aborted,
 }
 
-/// A hyper connection builder with the server's limits.
-pub(crate) fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
+/// A hyper connection builder with the server's limits, running HTTP/2
+/// streams with `streams` (see [`super::streams`]).
+pub(crate) fn builder(limits: &ConnectionLimits, streams: StreamExecutor) -> auto::Builder<StreamExecutor> {
+    let mut builder = auto::Builder::new(streams);
     builder
         .http1()
         .timer(TokioTimer::new())
@@ -96,16 +98,18 @@ pub(crate) async fn serve(
     let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Metered { inner: tcp, activity: Arc::clone(&activity) });
     let service = ConnService { app, peer, activity: Arc::clone(&activity) };
-    let builder = builder(&limits);
+    let executor = StreamExecutor::default();
+    let mut streams = executor.streams();
+    let builder = builder(&limits, executor);
     let conn = builder.serve_connection(io, service);
     tokio::pin!(conn);
     let mut draining = false;
     let mut closed = Closed::Normally;
     let mut drain_deadline = Instant::now();
-    loop {
+    let closed = loop {
         tokio::select! {
             result = conn.as_mut() => {
-                return match result {
+                break match result {
                     // hyper's own header timeout: an HTTP/1.1 connection that
                     // sent no (whole) request head in time, idle or slow.
                     Err(err) if err.downcast_ref::<hyper::Error>().is_some_and(hyper::Error::is_timeout) => Closed::Idle,
@@ -116,22 +120,25 @@ pub(crate) async fn serve(
                     Ok(()) => closed,
                 };
             }
+            never = std::future::poll_fn(|cx| streams.poll_run(cx)) => match never {},
             verdict = activity.watch(&limits), if !draining => match verdict {
                 Closed::Idle => {
                     conn.as_mut().graceful_shutdown();
                     (draining, closed, drain_deadline) = (true, Closed::Idle, Instant::now() + limits.idle_timeout);
                 }
-                verdict => return verdict,
+                verdict => break verdict,
             },
             // Draining for as long again: the client does not let go.
-            () = tokio::time::sleep_until(drain_deadline), if draining => return Closed::Stalled,
+            () = tokio::time::sleep_until(drain_deadline), if draining => break Closed::Stalled,
             _ = closing.wait_for(|closing| *closing), if !draining => {
                 conn.as_mut().graceful_shutdown();
                 (draining, drain_deadline) = (true, Instant::now() + limits.shutdown_grace);
             }
-            _ = abort.wait_for(|abort| *abort) => return Closed::Aborted,
+            _ = abort.wait_for(|abort| *abort) => break Closed::Aborted,
         }
-    }
+    };
+    streams.finish();
+    closed
 }
 
 /// What a connection is doing, for its watchdog.

@@ -8,6 +8,7 @@
 mod admission;
 mod connection;
 mod deadline;
+mod streams;
 
 use std::convert::Infallible;
 use std::sync::Arc;
