@@ -250,7 +250,8 @@ async fn http2_streams_are_capped_per_connection() {
 
 /// One connection's HTTP/2 streams run in its own task up to a limit (8)
 /// and as tasks of their own beyond it: both kinds answer, at once, on one
-/// connection, and live streams of both kinds hear a move.
+/// connection, live streams of both kinds hear a move, and all of them end
+/// when the connection goes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_calls_at_once_on_one_http2_connection_are_all_answered() {
     let dir = tempfile::tempdir().unwrap();
@@ -285,7 +286,10 @@ async fn many_calls_at_once_on_one_http2_connection_are_all_answered() {
         let update = tokio::time::timeout(Duration::from_secs(10), updates.message()).await.expect("the move arrives").unwrap().unwrap();
         assert_eq!(update.event.unwrap().seq, 1);
     }
-    drop(watches);
+    // The connection goes with its streams open: every one of them ends.
+    drop((grpc, watches));
+    let left = server.metric_until("ludo_watchers", Duration::from_secs(10), |v| v == 0.0).await;
+    assert_eq!(left, 0.0, "a closed connection ended its streams, inline and spawned");
     server.terminate();
 }
 
