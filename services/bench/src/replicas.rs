@@ -14,6 +14,12 @@
 //!
 //! And the time from a move's answer on replica A to its record on a live
 //! stream (SSE) on replica B, p50 and p99 over a few hundred moves.
+//!
+//! Beside the rates, the CPU each write costs: PostgreSQL's (the postmaster
+//! and every process it started, from `/proc`) per raw INSERT and per move,
+//! and the servers' per move. All of them share the machine's cores with the
+//! load driver, so these say where a move's cost goes and why the replicas'
+//! rate stays below the raw one.
 
 #[path = "../../../storage/tests/common/postgres.rs"]
 #[allow(dead_code)]
@@ -41,6 +47,12 @@ pub struct ReplicaRow {
     pub two_replicas: MoveRun,
     /// REST, one server on sled.
     pub sled: MoveRun,
+    /// PostgreSQL's CPU per raw INSERT+COMMIT, µs.
+    pub raw_pg_cpu_us_per_insert: f64,
+    /// PostgreSQL's CPU per move with one replica, µs.
+    pub one_replica_pg_cpu_us_per_move: f64,
+    /// PostgreSQL's CPU per move with two replicas, µs.
+    pub two_replicas_pg_cpu_us_per_move: f64,
 }
 
 /// Stream latency across replicas.
@@ -77,21 +89,39 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
         // A database per concurrency: every phase starts on empty tables.
         let url = cluster.new_database(&format!("bench{i}"));
         eprintln!("ludo-bench: postgres: N={n}: raw INSERT+COMMIT, one replica, two replicas, sled");
-        let raw_inserts_per_s = raw_inserts(&url, n, seconds).await?;
+        let postmaster = cluster.postmaster_pid();
+        let pg_cpu_before = cluster_cpu(postmaster)?;
+        let (raw_inserts_per_s, inserts) = raw_inserts(&url, n, seconds).await?;
+        let raw_pg_cpu_us_per_insert = per_write(cluster_cpu(postmaster)?.saturating_sub(pg_cpu_before), inserts);
         let flags = vec!["--store".to_string(), url.clone(), "--store-pool-size".to_string(), n.clamp(4, 32).to_string()];
-        let one_replica = {
+        let (one_replica, one_replica_pg_cpu_us_per_move) = {
             let a = Server::start_with(binary, &flags).await?;
-            moves::rest(&a, playouts, n, seconds).await?
+            let before = cluster_cpu(postmaster)?;
+            let run = moves::rest(&a, playouts, n, seconds).await?;
+            let pg = per_write(cluster_cpu(postmaster)?.saturating_sub(before), run.moves as u64);
+            (run, pg)
         };
-        let two_replicas = {
+        let (two_replicas, two_replicas_pg_cpu_us_per_move) = {
             let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
-            moves::rest_on(&[&a, &b], playouts, n, seconds).await?
+            let before = cluster_cpu(postmaster)?;
+            let run = moves::rest_on(&[&a, &b], playouts, n, seconds).await?;
+            let pg = per_write(cluster_cpu(postmaster)?.saturating_sub(before), run.moves as u64);
+            (run, pg)
         };
         let sled = {
             let server = Server::start(binary).await?;
             moves::rest(&server, playouts, n, seconds).await?
         };
-        rows.push(ReplicaRow { concurrency: n, raw_inserts_per_s, one_replica, two_replicas, sled });
+        rows.push(ReplicaRow {
+            concurrency: n,
+            raw_inserts_per_s,
+            one_replica,
+            two_replicas,
+            sled,
+            raw_pg_cpu_us_per_insert,
+            one_replica_pg_cpu_us_per_move,
+            two_replicas_pg_cpu_us_per_move,
+        });
     }
     let url = cluster.new_database("propagation");
     let flags = vec!["--store".to_string(), url];
@@ -100,8 +130,45 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
     Ok(ReplicaSuite { rows, propagation })
 }
 
-/// `clients` connections inserting one record-sized row per transaction.
-async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<f64, String> {
+/// CPU time the cluster has used so far: the postmaster's own, that of the
+/// processes it started and still runs (backends, WAL writer, …), and that
+/// of those it has reaped (in its children's times), so a backend that ends
+/// during a phase still counts.
+///
+/// # Errors
+/// When the postmaster's `/proc` entry cannot be read.
+fn cluster_cpu(postmaster: u32) -> Result<Duration, String> {
+    /// After the command name: the parent's pid, and the CPU tick counters
+    /// (utime, stime, cutime, cstime).
+    fn stat(pid: &str) -> Option<(u32, [u64; 4])> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
+        let tick = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
+        Some((fields.get(1)?.parse().ok()?, [tick(11)?, tick(12)?, tick(13)?, tick(14)?]))
+    }
+    let (_, own) = stat(&postmaster.to_string()).ok_or("cannot read the PostgreSQL postmaster's /proc stat")?;
+    let mut ticks: u64 = own.iter().sum();
+    let entries = std::fs::read_dir("/proc").map_err(|e| format!("cannot list /proc: {e}"))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        if let Some((parent, [utime, stime, ..])) = stat(pid)
+            && parent == postmaster
+        {
+            ticks += utime + stime;
+        }
+    }
+    Ok(Duration::from_secs_f64(ticks as f64 / crate::server::TICKS_PER_SECOND))
+}
+
+/// µs of `cpu` per write.
+fn per_write(cpu: Duration, writes: u64) -> f64 {
+    cpu.as_secs_f64() * 1e6 / writes.max(1) as f64
+}
+
+/// `clients` connections inserting one record-sized row per transaction:
+/// the rate, and how many rows went in.
+async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<(f64, u64), String> {
     let (setup, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.map_err(|e| format!("raw baseline: {e}"))?;
     tokio::spawn(connection);
     setup
@@ -130,7 +197,7 @@ async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<f64
     for task in tasks {
         total += task.await.map_err(|e| e.to_string())??;
     }
-    Ok(total as f64 / started.elapsed().as_secs_f64())
+    Ok((total as f64 / started.elapsed().as_secs_f64(), total))
 }
 
 /// Moves made on `a`, timed until they arrive on a live stream on `b`.
@@ -216,6 +283,19 @@ pub fn table(suite: &ReplicaSuite, seconds: f64) -> String {
             r.sled.moves_per_s,
             r.sled.p50_ms,
             r.sled.p99_ms,
+        );
+    }
+    out += "CPU per durable write, µs (PostgreSQL's processes and the servers, from /proc; the load driver's is not counted)\n";
+    out += "    N | PostgreSQL per raw INSERT | 1 replica: PostgreSQL  server | 2 replicas: PostgreSQL  servers\n";
+    for r in &suite.rows {
+        out += &format!(
+            "{:>5} | {:>25.0} | {:>21.0} {:>7.0} | {:>22.0} {:>8.0}\n",
+            r.concurrency,
+            r.raw_pg_cpu_us_per_insert,
+            r.one_replica_pg_cpu_us_per_move,
+            r.one_replica.server_cpu_us_per_move,
+            r.two_replicas_pg_cpu_us_per_move,
+            r.two_replicas.server_cpu_us_per_move,
         );
     }
     let p = &suite.propagation;

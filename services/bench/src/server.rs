@@ -27,7 +27,7 @@ const READY_LIMIT: Duration = Duration::from_secs(30);
 /// Clock ticks per second of `/proc/<pid>/stat`'s times: USER_HZ, which is
 /// 100 on every Linux the project runs on whatever the kernel's own tick
 /// rate (assumed rather than asked of `sysconf`, as the soak bench does).
-const TICKS_PER_SECOND: f64 = 100.0;
+pub const TICKS_PER_SECOND: f64 = 100.0;
 
 /// A running server.
 pub struct Server {

@@ -337,6 +337,11 @@ impl Cluster {
         ready(&mut self.child, &self.bin, self.port, within)
     }
 
+    /// The postmaster's process id (every backend is its child).
+    pub fn postmaster_pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The URL of a new, empty database in this cluster.
     pub fn new_database(&self, name: &str) -> String {
         let status = Command::new(self.bin.join("createdb"))
