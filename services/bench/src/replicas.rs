@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::moves::{self, MoveRun, Playout};
-use crate::server::{Server, checked};
+use crate::server::{ProcStat, Server, checked, ticks};
 
 /// What one concurrency measured.
 #[derive(serde::Serialize)]
@@ -90,23 +90,20 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
         let url = cluster.new_database(&format!("bench{i}"));
         eprintln!("ludo-bench: postgres: N={n}: raw INSERT+COMMIT, one replica, two replicas, sled");
         let postmaster = cluster.postmaster_pid();
-        let pg_cpu_before = cluster_cpu(postmaster)?;
-        let (raw_inserts_per_s, inserts) = raw_inserts(&url, n, seconds).await?;
-        let raw_pg_cpu_us_per_insert = per_write(cluster_cpu(postmaster)?.saturating_sub(pg_cpu_before), inserts);
+        let (raw, raw_pg_cpu_us_per_insert) = with_pg_cpu(postmaster, raw_inserts(&url, n, seconds), |raw| raw.inserts).await?;
+        let raw_inserts_per_s = raw.inserts_per_s;
+        // Its connections close before the replicas open theirs (the
+        // cluster takes 100).
+        drop(raw);
         let flags = vec!["--store".to_string(), url.clone(), "--store-pool-size".to_string(), n.clamp(4, 32).to_string()];
+        let moves_of = |run: &MoveRun| run.moves as u64;
         let (one_replica, one_replica_pg_cpu_us_per_move) = {
             let a = Server::start_with(binary, &flags).await?;
-            let before = cluster_cpu(postmaster)?;
-            let run = moves::rest(&a, playouts, n, seconds).await?;
-            let pg = per_write(cluster_cpu(postmaster)?.saturating_sub(before), run.moves as u64);
-            (run, pg)
+            with_pg_cpu(postmaster, moves::rest(&a, playouts, n, seconds), moves_of).await?
         };
         let (two_replicas, two_replicas_pg_cpu_us_per_move) = {
             let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
-            let before = cluster_cpu(postmaster)?;
-            let run = moves::rest_on(&[&a, &b], playouts, n, seconds).await?;
-            let pg = per_write(cluster_cpu(postmaster)?.saturating_sub(before), run.moves as u64);
-            (run, pg)
+            with_pg_cpu(postmaster, moves::rest_on(&[&a, &b], playouts, n, seconds), moves_of).await?
         };
         let sled = {
             let server = Server::start(binary).await?;
@@ -138,37 +135,47 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
 /// # Errors
 /// When the postmaster's `/proc` entry cannot be read.
 fn cluster_cpu(postmaster: u32) -> Result<Duration, String> {
-    /// After the command name: the parent's pid, and the CPU tick counters
-    /// (utime, stime, cutime, cstime).
-    fn stat(pid: &str) -> Option<(u32, [u64; 4])> {
-        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
-        let tick = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
-        Some((fields.get(1)?.parse().ok()?, [tick(11)?, tick(12)?, tick(13)?, tick(14)?]))
-    }
-    let (_, own) = stat(&postmaster.to_string()).ok_or("cannot read the PostgreSQL postmaster's /proc stat")?;
-    let mut ticks: u64 = own.iter().sum();
+    let own = ProcStat::of(postmaster).ok_or("cannot read the PostgreSQL postmaster's /proc stat")?;
+    let mut count = own.utime + own.stime + own.cutime + own.cstime;
     let entries = std::fs::read_dir("/proc").map_err(|e| format!("cannot list /proc: {e}"))?;
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
-        if let Some((parent, [utime, stime, ..])) = stat(pid)
-            && parent == postmaster
-        {
-            ticks += utime + stime;
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else { continue };
+        if let Some(child) = ProcStat::of(pid).filter(|stat| stat.ppid == postmaster) {
+            count += child.utime + child.stime;
         }
     }
-    Ok(Duration::from_secs_f64(ticks as f64 / crate::server::TICKS_PER_SECOND))
+    Ok(ticks(count))
 }
 
-/// µs of `cpu` per write.
-fn per_write(cpu: Duration, writes: u64) -> f64 {
-    cpu.as_secs_f64() * 1e6 / writes.max(1) as f64
+/// Runs `phase`, and answers what it answered with PostgreSQL's CPU during
+/// it per write (µs), `writes` saying how many writes the phase made. The
+/// phase's connections must still be open when it ends (a replica still
+/// running, [`RawRun`]): the CPU of a backend that exited and is not yet
+/// reaped is counted nowhere.
+async fn with_pg_cpu<T>(
+    postmaster: u32,
+    phase: impl std::future::Future<Output = Result<T, String>>,
+    writes: impl Fn(&T) -> u64,
+) -> Result<(T, f64), String> {
+    let before = cluster_cpu(postmaster)?;
+    let done = phase.await?;
+    let cpu = cluster_cpu(postmaster)?.saturating_sub(before);
+    let per_write = cpu.as_secs_f64() * 1e6 / writes(&done).max(1) as f64;
+    Ok((done, per_write))
 }
 
-/// `clients` connections inserting one record-sized row per transaction:
-/// the rate, and how many rows went in.
-async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<(f64, u64), String> {
+/// What the raw baseline measured, and its connections, still open: a
+/// backend that exits is in nobody's CPU time until the postmaster reaps
+/// it, so the cluster's CPU is read while they are open (see
+/// [`with_pg_cpu`]), and they close when this is dropped.
+struct RawRun {
+    inserts_per_s: f64,
+    inserts: u64,
+    _connections: Vec<tokio_postgres::Client>,
+}
+
+/// `clients` connections inserting one record-sized row per transaction.
+async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<RawRun, String> {
     let (setup, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.map_err(|e| format!("raw baseline: {e}"))?;
     tokio::spawn(connection);
     setup
@@ -190,14 +197,17 @@ async fn raw_inserts(url: &str, clients: usize, seconds: Duration) -> Result<(f6
                 client.execute(&insert, &[&payload]).await.map_err(|e| e.to_string())?;
                 done += 1;
             }
-            Ok::<u64, String>(done)
+            Ok::<(u64, tokio_postgres::Client), String>((done, client))
         }));
     }
-    let mut total = 0;
+    let mut inserts = 0;
+    let mut connections = vec![setup];
     for task in tasks {
-        total += task.await.map_err(|e| e.to_string())??;
+        let (done, client) = task.await.map_err(|e| e.to_string())??;
+        inserts += done;
+        connections.push(client);
     }
-    Ok((total as f64 / started.elapsed().as_secs_f64(), total))
+    Ok(RawRun { inserts_per_s: inserts as f64 / started.elapsed().as_secs_f64(), inserts, _connections: connections })
 }
 
 /// Moves made on `a`, timed until they arrive on a live stream on `b`.

@@ -27,7 +27,7 @@ const READY_LIMIT: Duration = Duration::from_secs(30);
 /// Clock ticks per second of `/proc/<pid>/stat`'s times: USER_HZ, which is
 /// 100 on every Linux the project runs on whatever the kernel's own tick
 /// rate (assumed rather than asked of `sysconf`, as the soak bench does).
-pub const TICKS_PER_SECOND: f64 = 100.0;
+const TICKS_PER_SECOND: f64 = 100.0;
 
 /// A running server.
 pub struct Server {
@@ -105,14 +105,44 @@ impl Server {
     /// # Errors
     /// When `/proc/<pid>/stat` cannot be read (the process is gone).
     pub fn cpu(&self) -> Result<Duration, String> {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
-            .map_err(|e| format!("cannot read the server's /proc stat: {e}"))?;
-        // After the command name (which may hold spaces and parentheses):
-        // utime and stime are the 12th and 13th fields.
-        let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|v| v.parse::<u64>().ok()).sum();
-        Ok(Duration::from_secs_f64(ticks as f64 / TICKS_PER_SECOND))
+        let stat = ProcStat::of(self.child.id()).ok_or("cannot read the server's /proc stat")?;
+        Ok(ticks(stat.utime + stat.stime))
     }
+}
+
+/// What the bench reads of a process's `/proc/<pid>/stat`.
+pub struct ProcStat {
+    /// Its parent's pid.
+    pub ppid: u32,
+    /// Clock ticks in user and system mode.
+    pub utime: u64,
+    pub stime: u64,
+    /// The same for its children it has waited for (reaped).
+    pub cutime: u64,
+    pub cstime: u64,
+}
+
+impl ProcStat {
+    /// Process `pid`'s, or `None` when it is gone (or unreadable).
+    pub fn of(pid: u32) -> Option<ProcStat> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // After the command name (which may hold spaces and parentheses):
+        // the state, the ppid, and utime to cstime as the 12th to 15th.
+        let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
+        let number = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok());
+        Some(ProcStat {
+            ppid: u32::try_from(number(1)?).ok()?,
+            utime: number(11)?,
+            stime: number(12)?,
+            cutime: number(13)?,
+            cstime: number(14)?,
+        })
+    }
+}
+
+/// `count` clock ticks of `/proc` as a duration.
+pub fn ticks(count: u64) -> Duration {
+    Duration::from_secs_f64(count as f64 / TICKS_PER_SECOND)
 }
 
 impl Drop for Server {
