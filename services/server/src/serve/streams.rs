@@ -87,11 +87,15 @@ impl InlineStreams {
     /// streams for as long as it is open).
     pub(crate) fn poll_run(&mut self, cx: &mut Context<'_>) -> Poll<Infallible> {
         self.shared.task.register(cx.waker());
-        self.take_handed();
+        // `inline` counts the streams running and those handed over, so
+        // only when it is ahead is there anything to take: an HTTP/1.1
+        // connection, which never hands one over, takes no lock here.
+        // Anything handed over after this look wakes the task again.
+        if self.shared.inline.load(Ordering::Acquire) > self.running.len() {
+            self.take_handed();
+        }
         while let Poll::Ready(Some(())) = self.running.poll_next_unpin(cx) {
             self.shared.inline.fetch_sub(1, Ordering::AcqRel);
-            // A stream that ended may have let hyper hand over another.
-            self.take_handed();
         }
         Poll::Pending
     }
