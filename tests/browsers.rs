@@ -49,7 +49,9 @@ async fn by_default_any_origin_may_create_play_and_read_with_a_bearer_token() {
         assert!(answer.status().is_success(), "{path}: {}", answer.status());
         assert_eq!(header(&answer, "access-control-allow-origin").as_deref(), Some("*"), "{path}");
         let allowed = header(&answer, "access-control-allow-headers").unwrap();
-        assert!(allowed.contains("authorization") && allowed.contains("content-type"), "{path}: {allowed}");
+        for name in ["authorization", "content-type", "prefer"] {
+            assert!(allowed.contains(name), "{path}: a page may send {name}: {allowed}");
+        }
         assert!(header(&answer, "access-control-allow-methods").unwrap().contains("POST"));
         assert_eq!(header(&answer, "access-control-allow-credentials"), None, "no cookies, no credentials mode");
     }
@@ -65,7 +67,7 @@ async fn by_default_any_origin_may_create_play_and_read_with_a_bearer_token() {
     assert_eq!(created.status(), 201);
     assert_eq!(header(&created, "access-control-allow-origin").as_deref(), Some("*"));
     let exposed = header(&created, "access-control-expose-headers").unwrap();
-    for name in ["location", "retry-after", "grpc-status"] {
+    for name in ["location", "retry-after", "preference-applied", "grpc-status"] {
         assert!(exposed.contains(name), "{name} is readable by the page: {exposed}");
     }
     // Refusals are readable too (a page shows their `detail`).

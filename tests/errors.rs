@@ -121,6 +121,7 @@ async fn grpc_refusals_carry_the_same_codes() {
         r#move: mv,
         expected_version: expected,
         request_id: None,
+        omit_view: false,
     };
 
     let check = |status: tonic::Status, code: tonic::Code, reason: &str| {
@@ -264,7 +265,13 @@ async fn every_grpc_error_carries_a_code_and_details() {
         pb::ludo_client::LudoClient::new(channel.clone()).max_encoding_message_size(usize::MAX).max_decoding_message_size(usize::MAX);
     let big = "x".repeat(3 * 1024 * 1024);
     let status = grpc
-        .submit_move(pb::SubmitMoveRequest { id: "g".into(), r#move: None, expected_version: None, request_id: Some(big.clone()) })
+        .submit_move(pb::SubmitMoveRequest {
+            id: "g".into(),
+            r#move: None,
+            expected_version: None,
+            request_id: Some(big.clone()),
+            omit_view: false,
+        })
         .await
         .unwrap_err();
     assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");

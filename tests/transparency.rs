@@ -262,8 +262,13 @@ async fn grpc_game_to_end(
         let token = &created.seats[progress.to_move[0] as usize].token;
         let legal = grpc.list_legal_moves(authed(pb::ListLegalMovesRequest { id: created.id.clone() }, token)).await.unwrap().into_inner();
         let mv = legal.moves[choose(&vec![Value::Null; legal.moves.len()])].clone();
-        let request =
-            pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(state.version), request_id: None };
+        let request = pb::SubmitMoveRequest {
+            id: created.id.clone(),
+            r#move: Some(mv),
+            expected_version: Some(state.version),
+            request_id: None,
+            omit_view: false,
+        };
         let accepted = grpc.submit_move(authed(request, token)).await.unwrap().into_inner();
         if matches!(accepted.status.as_ref().and_then(|s| s.state.as_ref()), Some(pb::status::State::Finished(_))) {
             return (created, accepted);

@@ -471,8 +471,13 @@ pub async fn grpc_play(
         assert!(!legal.moves.is_empty(), "seat {seat} is to move but has no legal move");
         // The chooser only looks at the list's length.
         let mv = legal.moves[choose(&vec![Value::Null; legal.moves.len()])].clone();
-        let request =
-            pb::SubmitMoveRequest { id: created.id.clone(), r#move: Some(mv), expected_version: Some(state.version), request_id: None };
+        let request = pb::SubmitMoveRequest {
+            id: created.id.clone(),
+            r#move: Some(mv),
+            expected_version: Some(state.version),
+            request_id: None,
+            omit_view: false,
+        };
         let accepted = grpc.submit_move(authed(request, token)).await.expect("a listed legal move is accepted").into_inner();
         assert_eq!(accepted.version, state.version + 1);
         played += 1;

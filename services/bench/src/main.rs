@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use clap::Parser;
 
+use moves::Answers;
 use report::{LoadRow, Suite};
 use server::Server;
 
@@ -139,11 +140,13 @@ async fn suite(
     let server = Server::start(binary).await?;
     let mut load = Vec::with_capacity(concurrency.len());
     for &n in concurrency {
-        eprintln!("ludo-bench: {role}: N={n}: raw store, REST, gRPC");
+        eprintln!("ludo-bench: {role}: N={n}: raw store, REST, gRPC, both with minimal answers");
         let raw = store::durable_appends(n, seconds).await?;
-        let rest = moves::rest(&server, playouts, n, seconds).await?;
-        let grpc = moves::grpc(&server, playouts, n, seconds).await?;
-        load.push(LoadRow { concurrency: n, raw_store_appends_per_s: raw, rest, grpc });
+        let rest = moves::rest(&server, playouts, n, seconds, Answers::Full).await?;
+        let grpc = moves::grpc(&server, playouts, n, seconds, Answers::Full).await?;
+        let rest_minimal = moves::rest(&server, playouts, n, seconds, Answers::Minimal).await?;
+        let grpc_minimal = moves::grpc(&server, playouts, n, seconds, Answers::Minimal).await?;
+        load.push(LoadRow { concurrency: n, raw_store_appends_per_s: raw, rest, grpc, rest_minimal, grpc_minimal });
     }
     eprintln!("ludo-bench: {role}: reads of a long game");
     let (reads, export) = reads::measure(&server, long_game).await?;

@@ -30,6 +30,15 @@ const PLAYOUTS: usize = 64;
 /// as a real client's pool would do.
 const GRPC_CLIENTS_PER_CHANNEL: usize = 8;
 
+/// What the load clients ask each move's answer to carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answers {
+    /// The whole answer, the view of the game included (the default).
+    Full,
+    /// Without the view: REST `Prefer: return=minimal`, gRPC `omit_view`.
+    Minimal,
+}
+
 /// One move, ready for either transport.
 struct PlannedMove {
     seat: usize,
@@ -88,9 +97,13 @@ pub struct MoveRun {
     pub p99_ms: f64,
     /// Server CPU (user + system) per accepted move, game creations included.
     pub server_cpu_us_per_move: f64,
+    /// Answers that came without the view (with [`Answers::Minimal`], every
+    /// one if the server honours the request; an older build sends views).
+    pub answers_without_view: usize,
 }
 
-fn summarize(concurrency: usize, mut latencies: Vec<Duration>, games: usize, elapsed: Duration, cpu: Duration) -> MoveRun {
+fn summarize(concurrency: usize, measured: Measured, elapsed: Duration, cpu: Duration) -> MoveRun {
+    let Measured { mut latencies, games, without_view } = measured;
     latencies.sort_unstable();
     let at = |p: f64| latencies.get(((latencies.len() as f64 - 1.0) * p).round() as usize).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3);
     let moves = latencies.len();
@@ -102,29 +115,44 @@ fn summarize(concurrency: usize, mut latencies: Vec<Duration>, games: usize, ela
         p50_ms: at(0.50),
         p99_ms: at(0.99),
         server_cpu_us_per_move: cpu.as_secs_f64() * 1e6 / moves as f64,
+        answers_without_view: without_view,
     }
 }
 
-/// What each client hands back.
-type ClientResult = Result<(Vec<Duration>, usize), String>;
+/// What the clients of a phase saw, together or each.
+#[derive(Default)]
+struct Measured {
+    /// Each accepted move's time from sending to its whole answer.
+    latencies: Vec<Duration>,
+    /// Games created.
+    games: usize,
+    /// Answers without a view.
+    without_view: usize,
+}
 
-async fn collect(tasks: Vec<tokio::task::JoinHandle<ClientResult>>) -> Result<(Vec<Duration>, usize), String> {
-    let mut latencies = Vec::new();
-    let mut games = 0;
+async fn collect(tasks: Vec<tokio::task::JoinHandle<Result<Measured, String>>>) -> Result<Measured, String> {
+    let mut all = Measured::default();
     for task in tasks {
-        let (mine, played) = task.await.map_err(|e| format!("a load client failed: {e}"))??;
-        latencies.extend(mine);
-        games += played;
+        let mine = task.await.map_err(|e| format!("a load client failed: {e}"))??;
+        all.latencies.extend(mine.latencies);
+        all.games += mine.games;
+        all.without_view += mine.without_view;
     }
-    Ok((latencies, games))
+    Ok(all)
 }
 
 /// N concurrent games over REST, one keep-alive client shared by all.
 ///
 /// # Errors
 /// When a request fails or a computed legal move is refused.
-pub async fn rest(server: &Server, playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
-    rest_on(&[server], playouts, clients, seconds).await
+pub async fn rest(
+    server: &Server,
+    playouts: &[Arc<Playout>],
+    clients: usize,
+    seconds: Duration,
+    answers: Answers,
+) -> Result<MoveRun, String> {
+    rest_on(&[server], playouts, clients, seconds, answers).await
 }
 
 /// [`rest`] against several replicas of one store, as a load balancer
@@ -134,7 +162,13 @@ pub async fn rest(server: &Server, playouts: &[Arc<Playout>], clients: usize, se
 ///
 /// # Errors
 /// As [`rest`].
-pub async fn rest_on(servers: &[&Server], playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
+pub async fn rest_on(
+    servers: &[&Server],
+    playouts: &[Arc<Playout>],
+    clients: usize,
+    seconds: Duration,
+    answers: Answers,
+) -> Result<MoveRun, String> {
     let bases: Vec<String> = servers.iter().map(|s| s.base.clone()).collect();
     let cpu = || servers.iter().map(|s| s.cpu()).sum::<Result<Duration, String>>();
     let http = reqwest::Client::builder().pool_max_idle_per_host(clients).build().map_err(|e| format!("cannot build a client: {e}"))?;
@@ -150,8 +184,7 @@ pub async fn rest_on(servers: &[&Server], playouts: &[Arc<Playout>], clients: us
         let (http, bases, create_body) = (http.clone(), bases.clone(), create_body.clone());
         let playouts = playouts.to_vec();
         tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut games = 0;
+            let Measured { mut latencies, mut games, mut without_view } = Measured::default();
             let mut sent_moves = 0;
             'games: while Instant::now() < deadline {
                 let base = &bases[client % bases.len()];
@@ -175,32 +208,43 @@ pub async fn rest_on(servers: &[&Server], playouts: &[Arc<Playout>], clients: us
                         break 'games;
                     }
                     sent_moves += 1;
-                    let request = http
+                    let mut request = http
                         .post(&urls[(client + sent_moves) % urls.len()])
                         .header("authorization", &tokens[planned.seat])
                         .header("content-type", "application/json")
                         .body(planned.rest_body.clone());
+                    if answers == Answers::Minimal {
+                        request = request.header("prefer", "return=minimal");
+                    }
                     let sent = Instant::now();
                     let answer = request.send().await.map_err(|e| format!("move: {e}"))?;
                     let answer = checked(answer, "a computed legal move was refused").await?;
+                    let minimal = answer.headers().get("preference-applied").is_some_and(|v| v == "return=minimal");
                     answer.bytes().await.map_err(|e| format!("move answer: {e}"))?;
                     latencies.push(sent.elapsed());
+                    without_view += usize::from(minimal);
                 }
             }
-            Ok((latencies, games))
+            Ok(Measured { latencies, games, without_view })
         }));
     }
-    let (latencies, games) = collect(tasks).await?;
+    let measured = collect(tasks).await?;
     let elapsed = started.elapsed();
     let cpu = cpu()?.saturating_sub(cpu_before);
-    Ok(summarize(clients, latencies, games, elapsed, cpu))
+    Ok(summarize(clients, measured, elapsed, cpu))
 }
 
 /// N concurrent games over gRPC, `GRPC_CLIENTS_PER_CHANNEL` per HTTP/2 connection.
 ///
 /// # Errors
 /// When a call fails or a computed legal move is refused.
-pub async fn grpc(server: &Server, playouts: &[Arc<Playout>], clients: usize, seconds: Duration) -> Result<MoveRun, String> {
+pub async fn grpc(
+    server: &Server,
+    playouts: &[Arc<Playout>],
+    clients: usize,
+    seconds: Duration,
+    answers: Answers,
+) -> Result<MoveRun, String> {
     let mut channels = Vec::new();
     for _ in 0..clients.div_ceil(GRPC_CLIENTS_PER_CHANNEL) {
         let endpoint = tonic::transport::Channel::from_shared(server.base.clone()).map_err(|e| e.to_string())?;
@@ -214,8 +258,7 @@ pub async fn grpc(server: &Server, playouts: &[Arc<Playout>], clients: usize, se
         let mut ludo = pb::ludo_client::LudoClient::new(channels[client % channels.len()].clone());
         let playouts = playouts.to_vec();
         tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut games = 0;
+            let Measured { mut latencies, mut games, mut without_view } = Measured::default();
             'games: while Instant::now() < deadline {
                 let options =
                     pb::Options { game: Some(pb::options::Game::Cardinal(ludo_proto::cardinal::Options { first_seat: Some(0) })) };
@@ -242,20 +285,22 @@ pub async fn grpc(server: &Server, playouts: &[Arc<Playout>], clients: usize, se
                         r#move: Some(planned.grpc.clone()),
                         expected_version: None,
                         request_id: None,
+                        omit_view: answers == Answers::Minimal,
                     });
                     request.metadata_mut().insert("authorization", tokens[planned.seat].clone());
                     let sent = Instant::now();
-                    ludo.submit_move(request).await.map_err(|e| format!("a computed legal move was refused: {e}"))?;
+                    let answer = ludo.submit_move(request).await.map_err(|e| format!("a computed legal move was refused: {e}"))?;
                     latencies.push(sent.elapsed());
+                    without_view += usize::from(answer.get_ref().view.is_none());
                 }
             }
-            Ok((latencies, games))
+            Ok(Measured { latencies, games, without_view })
         }));
     }
-    let (latencies, games) = collect(tasks).await?;
+    let measured = collect(tasks).await?;
     let elapsed = started.elapsed();
     let cpu = server.cpu()?.saturating_sub(cpu_before);
-    Ok(summarize(clients, latencies, games, elapsed, cpu))
+    Ok(summarize(clients, measured, elapsed, cpu))
 }
 
 fn to_proto(mv: &ludo_cardinal::Move) -> ludo_proto::cardinal::Move {

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::moves::{self, MoveRun, Playout};
+use crate::moves::{self, Answers, MoveRun, Playout};
 use crate::server::{ProcStat, Server, checked, ticks};
 
 /// What one concurrency measured.
@@ -99,15 +99,15 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
         let moves_of = |run: &MoveRun| run.moves as u64;
         let (one_replica, one_replica_pg_cpu_us_per_move) = {
             let a = Server::start_with(binary, &flags).await?;
-            with_pg_cpu(postmaster, moves::rest(&a, playouts, n, seconds), moves_of).await?
+            with_pg_cpu(postmaster, moves::rest(&a, playouts, n, seconds, Answers::Full), moves_of).await?
         };
         let (two_replicas, two_replicas_pg_cpu_us_per_move) = {
             let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
-            with_pg_cpu(postmaster, moves::rest_on(&[&a, &b], playouts, n, seconds), moves_of).await?
+            with_pg_cpu(postmaster, moves::rest_on(&[&a, &b], playouts, n, seconds, Answers::Full), moves_of).await?
         };
         let sled = {
             let server = Server::start(binary).await?;
-            moves::rest(&server, playouts, n, seconds).await?
+            moves::rest(&server, playouts, n, seconds, Answers::Full).await?
         };
         rows.push(ReplicaRow {
             concurrency: n,

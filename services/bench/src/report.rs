@@ -11,7 +11,8 @@ use crate::reads::Reads;
 /// Concurrency at which the issue sets the REST and gRPC targets.
 const TARGET_CONCURRENCY: usize = 64;
 
-/// One concurrency level: the raw store and both transports.
+/// One concurrency level: the raw store and both transports, with whole
+/// answers and with minimal ones (no view).
 #[derive(Clone, Serialize)]
 pub struct LoadRow {
     pub concurrency: usize,
@@ -19,6 +20,10 @@ pub struct LoadRow {
     pub raw_store_appends_per_s: f64,
     pub rest: MoveRun,
     pub grpc: MoveRun,
+    /// REST with `Prefer: return=minimal`.
+    pub rest_minimal: MoveRun,
+    /// gRPC with `omit_view`.
+    pub grpc_minimal: MoveRun,
 }
 
 /// Every figure of one server binary.
@@ -54,7 +59,12 @@ impl Suite {
         for row in &self.load {
             let n = row.concurrency;
             add(format!("raw store appends/s, N={n}"), row.raw_store_appends_per_s, Better::Higher);
-            for (transport, run) in [("REST", &row.rest), ("gRPC", &row.grpc)] {
+            for (transport, run) in [
+                ("REST", &row.rest),
+                ("gRPC", &row.grpc),
+                ("REST minimal answers", &row.rest_minimal),
+                ("gRPC minimal answers", &row.grpc_minimal),
+            ] {
                 add(format!("{transport} moves/s, N={n}"), run.moves_per_s, Better::Higher);
                 add(format!("{transport} x raw store, N={n}"), run.moves_per_s / row.raw_store_appends_per_s, Better::Higher);
                 add(format!("{transport} p50 ms, N={n}"), run.p50_ms, Better::Lower);
@@ -113,6 +123,31 @@ impl Suite {
                 row.rest.server_cpu_us_per_move,
                 row.grpc.moves_per_s / row.rest.moves_per_s
             );
+        }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "minimal answers (no view: REST `Prefer: return=minimal`, gRPC `omit_view`), the same load, against whole answers above"
+        );
+        let _ = writeln!(
+            out,
+            "{:>5} | {:>9} {:>7} {:>9} {:>7} {:>8} | {:>9} {:>7} {:>9} {:>7} {:>8}",
+            "N", "REST/s", "x whole", "µs CPU/mv", "x whole", "no view", "gRPC/s", "x whole", "µs CPU/mv", "x whole", "no view"
+        );
+        for row in &self.load {
+            let _ = write!(out, "{:>5}", row.concurrency);
+            for (minimal, whole) in [(&row.rest_minimal, &row.rest), (&row.grpc_minimal, &row.grpc)] {
+                let _ = write!(
+                    out,
+                    " | {:>9} {:>6.2}x {:>9.0} {:>6.2}x {:>7.0}%",
+                    thousands(minimal.moves_per_s),
+                    minimal.moves_per_s / whole.moves_per_s,
+                    minimal.server_cpu_us_per_move,
+                    minimal.server_cpu_us_per_move / whole.server_cpu_us_per_move,
+                    100.0 * minimal.answers_without_view as f64 / minimal.moves.max(1) as f64
+                );
+            }
+            let _ = writeln!(out);
         }
         let r = &self.reads;
         let _ = writeln!(out);

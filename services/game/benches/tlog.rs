@@ -140,7 +140,12 @@ async fn move_rate(service: Arc<GameService>, moves: u64) -> Played {
                     let token = Some(game.seats[seat].token.as_str());
                     let legal = service.legal_moves(&id, token).await.expect("legal moves");
                     let mv = legal.moves[rng.below(legal.moves.len() as u64) as usize].clone();
-                    let submission = Submission { mv: MoveInput::Typed(mv), expected_version: None, request_id: None };
+                    let submission = Submission {
+                        mv: MoveInput::Typed(mv),
+                        expected_version: None,
+                        request_id: None,
+                        answer: ludo_game::api::Answer::Minimal,
+                    };
                     status = service.submit(&id, token, submission).await.expect("a legal move is accepted").status;
                     played += 1;
                 }

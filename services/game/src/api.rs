@@ -476,12 +476,32 @@ pub struct Submission {
     pub expected_version: Option<u64>,
     /// Idempotency key.
     pub request_id: Option<String>,
+    /// What the answer carries.
+    pub answer: Answer,
 }
 
 impl From<SubmitMove> for Submission {
     fn from(request: SubmitMove) -> Self {
-        Submission { mv: MoveInput::Json(request.mv), expected_version: request.expected_version, request_id: request.request_id }
+        Submission {
+            mv: MoveInput::Json(request.mv),
+            expected_version: request.expected_version,
+            request_id: request.request_id,
+            answer: Answer::Full,
+        }
     }
+}
+
+/// What the answer to an accepted move carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Answer {
+    /// Status, effects and the mover's view of the game after the move.
+    #[default]
+    Full,
+    /// Status and effects, without the view (REST `Prefer: return=minimal`,
+    /// gRPC `omit_view`): for a client that follows the game another way (a
+    /// stream, its own state kept up from the effects), and the server's
+    /// own bots. Building and sending the view is most of an answer's cost.
+    Minimal,
 }
 
 /// An accepted move.
@@ -497,8 +517,11 @@ pub struct MoveAccepted {
     #[schema(value_type = Vec<crate::schema::GameEffect>)]
     pub effects: Vec<AnyEffect>,
     /// The game-specific state after the move, as the mover may see it.
+    /// Always present unless the request asked for a minimal answer
+    /// (`Prefer: return=minimal`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = crate::schema::GameView)]
-    pub view: AnyView,
+    pub view: Option<AnyView>,
     /// On the move that ended the game: its receipt from the server's
     /// transparency log (its head, a signed checkpoint that includes it, the
     /// inclusion proof).

@@ -61,7 +61,15 @@ async fn next(service: &GameService, game: &CreatedGame, pick: usize) -> Option<
     let token = game.seats[to_move[0].index()].token.clone();
     let legal = service.legal_moves(&gid(game), Some(&token)).await.expect("legal moves");
     let mv = legal.moves[pick % legal.moves.len()].clone();
-    Some((token, Submission { mv: MoveInput::Typed(mv), expected_version: Some(state.version), request_id: None }))
+    Some((
+        token,
+        Submission {
+            mv: MoveInput::Typed(mv),
+            expected_version: Some(state.version),
+            request_id: None,
+            answer: ludo_game::api::Answer::Full,
+        },
+    ))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -506,8 +506,12 @@ async fn a_bot_moves_only_for_a_seat_token_and_its_move_is_accepted() {
         let (mv, version, back) = service.bot_move(&id, token(&game, seat), bot).await.unwrap();
         bot = back;
         let mv = mv.expect("the bot moves for the seat to move");
-        let submission =
-            ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: Some(version), request_id: None };
+        let submission = ludo_game::api::Submission {
+            mv: ludo_game::api::MoveInput::Typed(mv),
+            expected_version: Some(version),
+            request_id: None,
+            answer: ludo_game::api::Answer::Full,
+        };
         let accepted = service.submit(&id, token(&game, seat), submission).await.expect("the bot's move is legal");
         assert_eq!(accepted.version, version + 1);
     }

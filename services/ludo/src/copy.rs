@@ -149,8 +149,12 @@ mod tests {
                 let seat = state.status.to_move()[0].index();
                 let token = created.seats[seat].token.as_str();
                 let mv = service.legal_moves(&id, Some(token)).await.unwrap().moves[0].clone();
-                let submission =
-                    ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: None, request_id: None };
+                let submission = ludo_game::api::Submission {
+                    mv: ludo_game::api::MoveInput::Typed(mv),
+                    expected_version: None,
+                    request_id: None,
+                    answer: ludo_game::api::Answer::Minimal,
+                };
                 service.submit(&id, Some(token), submission).await.unwrap();
             }
         }

@@ -80,13 +80,16 @@ impl Client {
         read(answer, path).await
     }
 
-    /// POSTs a move; `Ok(None)` when refused as stale.
+    /// POSTs a move; `Ok(None)` when refused as stale. The answer comes
+    /// without the view (`Prefer: return=minimal`): the bot reads what its
+    /// seat knows before each move anyway.
     async fn submit(&self, mv: Value, version: u64) -> Result<Option<Value>, String> {
         let body = json!({"move": mv, "expected_version": version});
         let answer = self
             .http
             .post(self.url("/moves"))
             .bearer_auth(&self.token)
+            .header("prefer", "return=minimal")
             .json(&body)
             .send()
             .await

@@ -197,8 +197,12 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
             let (mv, version, bot) = service.bot_move(&id, Some(&token), bot).await.map_err(|e| e.to_string())?;
             bots[seat.index()] = bot;
             let mv = mv.ok_or_else(|| format!("seat {} is to move but its bot found no move", seat.index()))?;
-            let submission =
-                ludo_game::api::Submission { mv: ludo_game::api::MoveInput::Typed(mv), expected_version: Some(version), request_id: None };
+            let submission = ludo_game::api::Submission {
+                mv: ludo_game::api::MoveInput::Typed(mv),
+                expected_version: Some(version),
+                request_id: None,
+                answer: ludo_game::api::Answer::Minimal,
+            };
             service.submit_for_bot(&id, seat, submission).await.map_err(|e| e.to_string())?;
             moves += 1;
         };

@@ -125,7 +125,13 @@ async fn moves_are_limited_per_seat_and_per_address() {
         post(&http, format!("{}/v1/games/{id}/moves", server.base), Some(token), &json!({"move": legal["moves"][0]})).await;
     assert_rate_limited(status, retry_after.as_deref(), &body);
     let mut grpc = pb::ludo_client::LudoClient::connect(server.base.clone()).await.unwrap();
-    let mut request = tonic::Request::new(pb::SubmitMoveRequest { id: id.clone(), r#move: None, expected_version: None, request_id: None });
+    let mut request = tonic::Request::new(pb::SubmitMoveRequest {
+        id: id.clone(),
+        r#move: None,
+        expected_version: None,
+        request_id: None,
+        omit_view: false,
+    });
     request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
     assert_grpc_rate_limited(&grpc.submit_move(request).await.unwrap_err());
     server.terminate();

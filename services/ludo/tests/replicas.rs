@@ -229,6 +229,7 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
             r#move: Some(mv),
             expected_version: Some(version),
             request_id: None,
+            omit_view: false,
         });
         submit.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
         version = grpc.submit_move(submit).await.expect("accepted over gRPC").into_inner().version;

@@ -53,13 +53,22 @@ impl FromStr for CorsOrigins {
 }
 
 /// Request headers a page may send: the seat token, JSON bodies, the
-/// resume point of a stream, and what gRPC-Web clients send.
-const ALLOWED_HEADERS: [&str; 7] =
-    ["authorization", "content-type", "last-event-id", "x-grpc-web", "x-user-agent", "grpc-timeout", "connect-protocol-version"];
+/// resume point of a stream, the answer preferred (`Prefer`), and what
+/// gRPC-Web clients send.
+const ALLOWED_HEADERS: [&str; 8] =
+    ["authorization", "content-type", "last-event-id", "prefer", "x-grpc-web", "x-user-agent", "grpc-timeout", "connect-protocol-version"];
 
 /// Response headers a page may read beyond the always-safe ones.
-const EXPOSED_HEADERS: [&str; 7] =
-    ["location", "retry-after", "content-disposition", "etag", "grpc-status", "grpc-message", "grpc-status-details-bin"];
+const EXPOSED_HEADERS: [&str; 8] = [
+    "location",
+    "retry-after",
+    "content-disposition",
+    "etag",
+    "preference-applied",
+    "grpc-status",
+    "grpc-message",
+    "grpc-status-details-bin",
+];
 
 /// The CORS layer for `origins`, or `None` when cross-origin access is off
 /// (a preflight then gets `405`, and browsers refuse the call).

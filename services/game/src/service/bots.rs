@@ -25,7 +25,7 @@ use ludo_bots::{Bot, Budget};
 
 use super::submit::{Cached, Mover};
 use super::*;
-use crate::api::{Autopilot, SetAutopilot};
+use crate::api::{Answer, Autopilot, SetAutopilot};
 use crate::record::SeatBotRecord;
 
 /// How the server's bots play.
@@ -277,7 +277,8 @@ impl GameService {
                     return;
                 }
             }
-            let request = Submission { mv: MoveInput::Typed(mv), expected_version: Some(current.version), request_id: None };
+            let request =
+                Submission { mv: MoveInput::Typed(mv), expected_version: Some(current.version), request_id: None, answer: Answer::Minimal };
             match self.submit_as(&id, Mover::Bot(seat, bot), request).await {
                 Ok(_) => store_failures = 0,
                 // The game moved on meanwhile (a person's move, a hand-over,

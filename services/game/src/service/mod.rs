@@ -41,7 +41,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{
-    CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, Invitation, KindInfo, LegalMoves, MoveAccepted, MoveInput,
+    Answer, CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, Invitation, KindInfo, LegalMoves, MoveAccepted, MoveInput,
     SeatInfo, SeatToken, Step, StepPage, Submission,
 };
 use crate::bot::{BotMark, BotSeat};
@@ -538,15 +538,19 @@ fn parse_records(id: &str, stored: Vec<ludo_storage::StoredRecord>) -> Result<Ve
         .collect()
 }
 
-/// The answer to an accepted move, as its mover sees it.
-fn answer(kind: &Kind, version: u64, status: &Status, game: &AnyGame, seat: Seat, effects: &[AnyEffect]) -> MoveAccepted {
+/// The answer to an accepted move, as its mover sees it: with the view
+/// unless `shape` is [`Answer::Minimal`].
+fn answer(kind: &Kind, version: u64, status: &Status, game: &AnyGame, seat: Seat, effects: &[AnyEffect], shape: Answer) -> MoveAccepted {
     let seen_as = effective(Viewer::Seat(seat), status);
     MoveAccepted {
         kind: kind.id.into(),
         version,
         status: status.clone(),
         effects: effects.iter().map(|e| game.redact(e, seen_as)).collect(),
-        view: game.view(seen_as),
+        view: match shape {
+            Answer::Full => Some(game.view(seen_as)),
+            Answer::Minimal => None,
+        },
         receipt: None,
     }
 }

@@ -135,7 +135,7 @@ impl GameService {
         if let Some(request_id) = request.request_id {
             writer.request_ids.insert(request_id, seq);
         }
-        let mut answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects);
+        let mut answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects, request.answer);
         if let Some(history) = slot.history.write().expect("history lock").as_mut() {
             history.push(Applied::Move { seat, mv }, effects, &now.game, clocked);
         }
@@ -243,7 +243,7 @@ impl GameService {
             let request_id = request.request_id.clone().unwrap_or_default();
             return Err(ServiceError::RequestIdReused { request_id, version: seq });
         }
-        Ok(answer(slot.meta.kind, seq, &table.status(game.status()), &game, seat, &effects))
+        Ok(answer(slot.meta.kind, seq, &table.status(game.status()), &game, seat, &effects, request.answer))
     }
 }
 

@@ -8,7 +8,7 @@ pub mod status;
 use std::sync::Arc;
 
 use ludo_game::api::{
-    CreateGame, GameState, JoinGame, KindInfo, ListFilter, MoveInput, Player, SetAutopilot, SetSeatBot, Submission, TableChanged,
+    Answer, CreateGame, GameState, JoinGame, KindInfo, ListFilter, MoveInput, Player, SetAutopilot, SetSeatBot, Submission, TableChanged,
 };
 use ludo_game::bot::{BotLevel, BotRequest, BotSeat};
 use ludo_game::export::{SeedCheck, VerifyReport};
@@ -413,13 +413,14 @@ impl Ludo for Api {
             mv: MoveInput::Typed(AnyMove::from_proto(request.r#move)?),
             expected_version: request.expected_version,
             request_id: request.request_id,
+            answer: if request.omit_view { Answer::Minimal } else { Answer::Full },
         };
         let accepted = self.service.submit(&game_id(&request.id)?, token.as_deref(), submit).await.map_err(from_service)?;
         Ok(Response::new(pb::MoveAccepted {
             version: accepted.version,
             status: Some(status_out(&accepted.status)),
             effects: effects_out(&accepted.effects),
-            view: Some(accepted.view.to_proto()),
+            view: accepted.view.as_ref().map(ToProto::to_proto),
             receipt: accepted.receipt.map(receipt_out),
         }))
     }

@@ -3,6 +3,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{StatusCode, header, request::Parts};
+use ludo_game::api::Answer;
 use serde::de::DeserializeOwned;
 
 use super::problem::Problem;
@@ -172,5 +173,145 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Params<T> {
                 Err(Problem::invalid(field, text))
             }
         }
+    }
+}
+
+/// What the client prefers the answer to carry (RFC 7240 `Prefer`):
+/// `return=minimal` asks for an answer without the game's view,
+/// `return=representation` (or nothing) for the whole answer. Preferences
+/// the server does not know, and a header it cannot read, are ignored, as
+/// the RFC asks; of several `return` preferences the first counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prefer(pub Answer);
+
+/// The response header saying a `Prefer` was honoured.
+pub const PREFERENCE_APPLIED: header::HeaderName = header::HeaderName::from_static("preference-applied");
+
+impl Prefer {
+    /// The answer preferred by `headers`' `Prefer` fields.
+    fn of(headers: &header::HeaderMap) -> Answer {
+        let preferences =
+            headers.get_all("prefer").iter().filter_map(|value| value.to_str().ok()).flat_map(|value| split_unquoted(value, ','));
+        for preference in preferences {
+            // `token [= word] *(; parameter)`: the parameters are not used.
+            let head = split_unquoted(preference, ';').next().unwrap_or_default();
+            let (name, value) = head.split_once('=').unwrap_or((head, ""));
+            if !name.trim().eq_ignore_ascii_case("return") {
+                continue;
+            }
+            let value = value.trim();
+            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            return if value.eq_ignore_ascii_case("minimal") { Answer::Minimal } else { Answer::Full };
+        }
+        Answer::Full
+    }
+
+    /// The `Preference-Applied` header for an answer made this way, if any
+    /// preference was honoured.
+    #[must_use]
+    pub fn applied(self) -> Option<[(header::HeaderName, &'static str); 1]> {
+        (self.0 == Answer::Minimal).then_some([(PREFERENCE_APPLIED, "return=minimal")])
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Prefer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Prefer(Prefer::of(&parts.headers)))
+    }
+}
+
+/// `text` split at each `separator` outside a quoted string (RFC 9110's
+/// `"…"`, where `\` escapes the next character).
+fn split_unquoted(text: &str, separator: char) -> impl Iterator<Item = &str> {
+    let (mut quoted, mut escaped, mut start) = (false, false, 0);
+    let mut cuts = text.char_indices().filter_map(move |(at, c)| {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            c if c == separator && !quoted => return Some(at),
+            _ => {}
+        }
+        None
+    });
+    std::iter::from_fn(move || {
+        if start > text.len() {
+            return None;
+        }
+        let end = cuts.next().unwrap_or(text.len());
+        let part = &text[start..end];
+        start = end + 1;
+        Some(part)
+    })
+    .map(str::trim)
+    .filter(|part| !part.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderMap, HeaderValue};
+
+    use super::*;
+
+    fn prefer(values: &[&str]) -> Answer {
+        let mut headers = HeaderMap::new();
+        for value in values {
+            headers.append("prefer", HeaderValue::from_str(value).unwrap());
+        }
+        Prefer::of(&headers)
+    }
+
+    #[test]
+    fn return_minimal_asks_for_the_answer_without_the_view() {
+        for minimal in [
+            "return=minimal",
+            "RETURN = Minimal",
+            "return=\"minimal\"",
+            "respond-async, return=minimal",
+            "wait=10, return=minimal; foo=\"a, b; c\"",
+            "handling=lenient,return=minimal",
+        ] {
+            assert_eq!(prefer(&[minimal]), Answer::Minimal, "{minimal}");
+        }
+        // Over several header fields, as over one.
+        assert_eq!(prefer(&["respond-async", "return=minimal"]), Answer::Minimal);
+    }
+
+    #[test]
+    fn anything_else_gets_the_whole_answer() {
+        for full in [
+            "",
+            "return=representation",
+            "return",
+            "return=",
+            "return=minimalist",
+            "respond-async",
+            "x-return=minimal",
+            // A comma inside a quoted parameter does not start a preference.
+            "foo=\"x, return=minimal\"",
+            ",,,",
+            "\"",
+        ] {
+            assert_eq!(prefer(&[full]), Answer::Full, "{full:?}");
+        }
+        assert_eq!(prefer(&[]), Answer::Full);
+        // The first `return` counts.
+        assert_eq!(prefer(&["return=representation, return=minimal"]), Answer::Full);
+        assert_eq!(prefer(&["return=minimal", "return=representation"]), Answer::Minimal);
+    }
+
+    #[test]
+    fn a_header_that_is_not_text_is_ignored() {
+        let mut headers = HeaderMap::new();
+        headers.append("prefer", HeaderValue::from_bytes(b"return=minimal\xff").unwrap());
+        assert_eq!(Prefer::of(&headers), Answer::Full);
+    }
+
+    #[test]
+    fn quoted_separators_do_not_split() {
+        let parts: Vec<&str> = split_unquoted(r#"a="1,2", b="x\"," , c"#, ',').collect();
+        assert_eq!(parts, [r#"a="1,2""#, r#"b="x\",""#, "c"]);
     }
 }

@@ -7,13 +7,13 @@ pub mod problem;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderName, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use ludo_game::api::{
     Autopilot, CreateGame, CreatedGame, EventPage, GameList, GameState, GameUpdate, ImportedGame, JoinGame, JoinedSeat, KindInfo,
     LegalMoves, ListFilter, MoveAccepted, ReissuedToken, SeatKnowledge, SetAutopilot, SetSeatBot, StepPage, StreamEnd, StreamTicket,
-    SubmitMove, TableChanged,
+    Submission, SubmitMove, TableChanged,
 };
 use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
@@ -23,7 +23,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use extract::{Body, Caller, GamePath, Params, RawBody, SeatPath};
+use extract::{Body, Caller, GamePath, Params, Prefer, RawBody, SeatPath};
 use json::Json;
 use problem::Problem;
 
@@ -184,13 +184,20 @@ async fn legal_moves(State(app): State<AppState>, caller: Caller, GamePath(id): 
 
 /// Submit a move for the caller's seat. Answered once the move's record is
 /// durable. With `request_id`, an exact retry returns the first answer.
+/// With `Prefer: return=minimal` the answer leaves out `view` (most of its
+/// size and of its cost to the server), for a client that follows the game
+/// by its stream or keeps its own state from the effects.
 #[utoipa::path(
     post, path = "/v1/games/{id}/moves", tag = "games",
-    params(("id" = String, Path, description = "Game id")),
+    params(
+        ("id" = String, Path, description = "Game id"),
+        ("Prefer" = Option<String>, Header, nullable = false, description = "`return=minimal`: answer without `view` (RFC 7240); `return=representation` or none: the whole answer"),
+    ),
     request_body = SubmitMove,
     security(("seat_token" = [])),
     responses(
-        (status = 200, description = "The move was accepted and its record is durable", body = MoveAccepted),
+        (status = 200, description = "The move was accepted and its record is durable", body = MoveAccepted,
+            headers(("Preference-Applied" = String, description = "`return=minimal` when the answer was made without `view`"))),
         (status = 400, description = "invalid_input", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
@@ -202,9 +209,11 @@ async fn submit_move(
     State(app): State<AppState>,
     caller: Caller,
     GamePath(id): GamePath,
+    prefer: Prefer,
     Body(request): Body<SubmitMove>,
-) -> Result<Json<MoveAccepted>> {
-    Ok(Json(app.service.submit(&id, caller.token(), request).await?))
+) -> Result<(Option<[(HeaderName, &'static str); 1]>, Json<MoveAccepted>)> {
+    let submission = Submission { answer: prefer.0, ..request.into() };
+    Ok((prefer.applied(), Json(app.service.submit(&id, caller.token(), submission).await?)))
 }
 
 /// What the caller's seat knows of the game: its information set, in its

@@ -69,9 +69,10 @@ const enc = encodeURIComponent;
  * One request. Answers `{ json, text, response }` (json is null when the
  * body is not JSON); throws an ApiError for a problem or a network failure.
  */
-export async function request(method, path, { token, body, contentType, signal } = {}) {
+export async function request(method, path, { token, body, contentType, signal, prefer } = {}) {
   const headers = { accept: 'application/json, application/problem+json, application/x-ndjson' };
   if (token) headers.authorization = `Bearer ${token}`;
+  if (prefer) headers.prefer = prefer;
   let payload;
   if (body !== undefined) {
     if (typeof body === 'string' || body instanceof Blob) {
@@ -142,10 +143,12 @@ export const api = {
   /** The game as the caller sees it; `{ json, text }` so pages can show the raw answer. */
   game: (id, token) => request('GET', `/v1/games/${enc(id)}`, { token }),
   legalMoves: (id, token) => getJson(`/v1/games/${enc(id)}/legal-moves`, token),
+  /** Submits a move. The answer leaves out the view (`Prefer: return=minimal`):
+   *  the page reads the game again, with its seats and clocks, after a move. */
   submitMove: async (id, token, move, expectedVersion) => {
     const body = { move, request_id: newRequestId() };
     if (expectedVersion != null) body.expected_version = expectedVersion;
-    return (await request('POST', `/v1/games/${enc(id)}/moves`, { token, body })).json;
+    return (await request('POST', `/v1/games/${enc(id)}/moves`, { token, body, prefer: 'return=minimal' })).json;
   },
   /** Hands the token's seat to a server bot of `level` (autopilot). */
   handToBot: async (id, token, level) =>
