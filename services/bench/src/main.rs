@@ -142,10 +142,21 @@ async fn suite(
     for &n in concurrency {
         eprintln!("ludo-bench: {role}: N={n}: raw store, REST, gRPC, both with minimal answers");
         let raw = store::durable_appends(n, seconds).await?;
-        let rest = moves::rest(&server, playouts, n, seconds, Answers::Full).await?;
-        let grpc = moves::grpc(&server, playouts, n, seconds, Answers::Full).await?;
-        let rest_minimal = moves::rest(&server, playouts, n, seconds, Answers::Minimal).await?;
-        let grpc_minimal = moves::grpc(&server, playouts, n, seconds, Answers::Minimal).await?;
+        // Whole answers first at every other N, minimal ones first at the
+        // others, so that neither always runs on the warmer machine.
+        let order = if load.len() % 2 == 0 { [Answers::Full, Answers::Minimal] } else { [Answers::Minimal, Answers::Full] };
+        let (mut whole, mut minimal) = (None, None);
+        for answers in order {
+            let measured = Some((
+                moves::rest(&server, playouts, n, seconds, answers).await?,
+                moves::grpc(&server, playouts, n, seconds, answers).await?,
+            ));
+            match answers {
+                Answers::Full => whole = measured,
+                Answers::Minimal => minimal = measured,
+            }
+        }
+        let ((rest, grpc), (rest_minimal, grpc_minimal)) = (whole.expect("measured"), minimal.expect("measured"));
         load.push(LoadRow { concurrency: n, raw_store_appends_per_s: raw, rest, grpc, rest_minimal, grpc_minimal });
     }
     eprintln!("ludo-bench: {role}: reads of a long game");
