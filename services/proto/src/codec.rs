@@ -3,14 +3,15 @@
 //! with `INVALID_ARGUMENT` and the same error details as any bad input
 //! (`google.rpc.ErrorInfo` reason `invalid_input`, and a
 //! `google.rpc.BadRequest` naming the request), instead of prost's
-//! `INTERNAL`.
+//! `INTERNAL`; and a message is encoded into a `Vec` and handed to tonic
+//! in one piece (see [`VecEncoder`]).
 
 use std::marker::PhantomData;
 
+use bytes::BufMut;
 use prost::Message;
-use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
+use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::{Code, Status};
-use tonic_prost::ProstEncoder;
 use tonic_types::{ErrorDetails, StatusExt};
 
 /// The `ErrorInfo.domain` of every ludotheque error.
@@ -28,7 +29,8 @@ pub fn invalid_input(field: &str, reason: &str) -> Status {
     Status::with_error_details(Code::InvalidArgument, format!("invalid `{field}`: {reason}"), details)
 }
 
-/// prost's codec with strict decode errors (see the module docs).
+/// prost's codec with strict decode errors and a faster encoder (see the
+/// module docs).
 #[derive(Debug, Clone)]
 pub struct StrictCodec<T, U> {
     _types: PhantomData<(T, U)>,
@@ -47,16 +49,48 @@ where
 {
     type Encode = T;
     type Decode = U;
-    type Encoder = ProstEncoder<T>;
+    type Encoder = VecEncoder<T>;
     type Decoder = StrictDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        ProstEncoder::default()
+        VecEncoder { _message: PhantomData }
     }
 
     fn decoder(&mut self) -> Self::Decoder {
         StrictDecoder { _message: PhantomData }
     }
+}
+
+/// Encodes `T` into a `Vec` of its exact length, then copies that into
+/// tonic's buffer with one write: the same bytes as prost's own encoder.
+///
+/// prost writes a message a byte or a few at a time (each tag, each varint).
+/// Into tonic's `EncodeBuf`, a `BytesMut`, each of those writes is a call out
+/// of line with its own capacity check; a `Vec`'s are inlined. Under gRPC
+/// load (64 games), encoding a move's answer with its view went that way
+/// byte by byte and was 7% of the server's CPU.
+#[derive(Debug, Clone)]
+pub struct VecEncoder<T> {
+    _message: PhantomData<T>,
+}
+
+impl<T: Message> Encoder for VecEncoder<T> {
+    type Item = T;
+    type Error = Status;
+
+    fn encode(&mut self, item: T, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        encode_whole(&item, dst);
+        Ok(())
+    }
+
+    fn buffer_settings(&self) -> BufferSettings {
+        BufferSettings::default()
+    }
+}
+
+/// `message` encoded into a `Vec`, then written to `dst` at once.
+fn encode_whole(message: &impl Message, dst: &mut impl BufMut) {
+    dst.put_slice(&message.encode_to_vec());
 }
 
 /// Decodes `U`, refusing malformed bytes with `INVALID_ARGUMENT`.
@@ -81,6 +115,26 @@ impl<U: Message + Default> Decoder for StrictDecoder<U> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_are_encoded_as_prost_encodes_them() {
+        use crate::v1;
+        let request = v1::CreateGameRequest {
+            kind: "cardinal".into(),
+            players: vec!["Ada".into(), "Brendan".into(), "Çelik".into()],
+            options: Some(v1::Options { game: Some(v1::options::Game::Cardinal(crate::cardinal::Options { first_seat: Some(2) })) }),
+            ..Default::default()
+        };
+        let mut prost = bytes::BytesMut::new();
+        request.encode(&mut prost).expect("a BytesMut grows");
+        // Written after something already in the buffer, as tonic does
+        // (its frame header goes first).
+        let mut ours = bytes::BytesMut::from(&b"head"[..]);
+        encode_whole(&request, &mut ours);
+        assert_eq!(&ours[..4], b"head");
+        assert_eq!(&ours[4..], &prost[..]);
+        assert_eq!(v1::CreateGameRequest::decode(&ours[4..]).expect("decodes"), request);
+    }
 
     #[test]
     fn a_malformed_message_is_invalid_input_with_details() {
