@@ -9,6 +9,7 @@
 //! the figures. The bench's clients share the machine with the server, so
 //! on a small machine the figures are a floor.
 
+mod floor;
 mod moves;
 mod reads;
 mod replicas;
@@ -140,8 +141,9 @@ async fn suite(
     let server = Server::start(binary).await?;
     let mut load = Vec::with_capacity(concurrency.len());
     for &n in concurrency {
-        eprintln!("ludo-bench: {role}: N={n}: raw store, REST, gRPC, both with minimal answers");
+        eprintln!("ludo-bench: {role}: N={n}: raw store, the request floor, REST, gRPC, both with minimal answers");
         let raw = store::durable_appends(n, seconds).await?;
+        let (rest_floor, grpc_floor) = (floor::rest(&server, n, seconds).await?, floor::grpc(&server, n, seconds).await?);
         // Whole answers first at every other N, minimal ones first at the
         // others, so that neither always runs on the warmer machine.
         let order = if load.len() % 2 == 0 { [Answers::Full, Answers::Minimal] } else { [Answers::Minimal, Answers::Full] };
@@ -157,7 +159,17 @@ async fn suite(
             }
         }
         let ((rest, grpc), (rest_minimal, grpc_minimal)) = (whole.expect("measured"), minimal.expect("measured"));
-        load.push(LoadRow { concurrency: n, raw_store_appends_per_s: raw, rest, grpc, rest_minimal, grpc_minimal });
+        load.push(LoadRow {
+            concurrency: n,
+            raw_store_appends_per_s: raw.appends_per_s,
+            raw_store_machine_cpu_us_per_append: raw.machine_cpu_us_per_append,
+            rest_floor,
+            grpc_floor,
+            rest,
+            grpc,
+            rest_minimal,
+            grpc_minimal,
+        });
     }
     eprintln!("ludo-bench: {role}: reads of a long game");
     let (reads, export) = reads::measure(&server, long_game).await?;

@@ -15,7 +15,7 @@ use ludo_proto::v1 as pb;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::server::{Server, checked};
+use crate::server::{Cpu, Server, checked};
 
 /// Seats of every load game.
 const PLAYERS: usize = 4;
@@ -97,26 +97,34 @@ pub struct MoveRun {
     pub p99_ms: f64,
     /// Server CPU (user + system) per accepted move, game creations included.
     pub server_cpu_us_per_move: f64,
+    /// The whole machine's CPU per accepted move: the server's, the load
+    /// clients', the kernel's, anything else running.
+    pub machine_cpu_us_per_move: f64,
     /// Answers that came without the view (with [`Answers::Minimal`], every
     /// one if the server honours the request; an older build sends views).
     pub answers_without_view: usize,
 }
 
-fn summarize(concurrency: usize, measured: Measured, elapsed: Duration, cpu: Duration) -> MoveRun {
+fn summarize(concurrency: usize, measured: Measured, elapsed: Duration, cpu: Cpu) -> MoveRun {
     let Measured { mut latencies, games, without_view } = measured;
     latencies.sort_unstable();
-    let at = |p: f64| latencies.get(((latencies.len() as f64 - 1.0) * p).round() as usize).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3);
     let moves = latencies.len();
     MoveRun {
         concurrency,
         moves,
         games,
         moves_per_s: moves as f64 / elapsed.as_secs_f64(),
-        p50_ms: at(0.50),
-        p99_ms: at(0.99),
-        server_cpu_us_per_move: cpu.as_secs_f64() * 1e6 / moves as f64,
+        p50_ms: percentile_ms(&latencies, 0.50),
+        p99_ms: percentile_ms(&latencies, 0.99),
+        server_cpu_us_per_move: cpu.servers.as_secs_f64() * 1e6 / moves as f64,
+        machine_cpu_us_per_move: cpu.machine.as_secs_f64() * 1e6 / moves as f64,
         answers_without_view: without_view,
     }
+}
+
+/// The `p` quantile (0 to 1) of sorted latencies, in ms (NaN when empty).
+pub fn percentile_ms(sorted: &[Duration], p: f64) -> f64 {
+    sorted.get(((sorted.len() as f64 - 1.0) * p).round() as usize).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3)
 }
 
 /// What the clients of a phase saw, together or each.
@@ -170,13 +178,12 @@ pub async fn rest_on(
     answers: Answers,
 ) -> Result<MoveRun, String> {
     let bases: Vec<String> = servers.iter().map(|s| s.base.clone()).collect();
-    let cpu = || servers.iter().map(|s| s.cpu()).sum::<Result<Duration, String>>();
     let http = reqwest::Client::builder().pool_max_idle_per_host(clients).build().map_err(|e| format!("cannot build a client: {e}"))?;
     let create_body: bytes::Bytes =
         serde_json::to_vec(&json!({"kind": "cardinal", "players": ["A", "B", "C", "D"], "options": {"first_seat": 0}}))
             .expect("JSON serializes")
             .into();
-    let cpu_before = cpu()?;
+    let cpu_before = Cpu::of(servers)?;
     let started = Instant::now();
     let deadline = started + seconds;
     let mut tasks = Vec::with_capacity(clients);
@@ -230,7 +237,7 @@ pub async fn rest_on(
     }
     let measured = collect(tasks).await?;
     let elapsed = started.elapsed();
-    let cpu = cpu()?.saturating_sub(cpu_before);
+    let cpu = Cpu::of(servers)?.since(cpu_before);
     Ok(summarize(clients, measured, elapsed, cpu))
 }
 
@@ -245,12 +252,8 @@ pub async fn grpc(
     seconds: Duration,
     answers: Answers,
 ) -> Result<MoveRun, String> {
-    let mut channels = Vec::new();
-    for _ in 0..clients.div_ceil(GRPC_CLIENTS_PER_CHANNEL) {
-        let endpoint = tonic::transport::Channel::from_shared(server.base.clone()).map_err(|e| e.to_string())?;
-        channels.push(endpoint.connect().await.map_err(|e| format!("cannot open a gRPC channel: {e}"))?);
-    }
-    let cpu_before = server.cpu()?;
+    let channels = grpc_channels(server, clients).await?;
+    let cpu_before = Cpu::of(&[server])?;
     let started = Instant::now();
     let deadline = started + seconds;
     let mut tasks = Vec::with_capacity(clients);
@@ -299,8 +302,21 @@ pub async fn grpc(
     }
     let measured = collect(tasks).await?;
     let elapsed = started.elapsed();
-    let cpu = server.cpu()?.saturating_sub(cpu_before);
+    let cpu = Cpu::of(&[server])?.since(cpu_before);
     Ok(summarize(clients, measured, elapsed, cpu))
+}
+
+/// One HTTP/2 connection per `GRPC_CLIENTS_PER_CHANNEL` of `clients`.
+///
+/// # Errors
+/// When a connection cannot be opened.
+pub async fn grpc_channels(server: &Server, clients: usize) -> Result<Vec<tonic::transport::Channel>, String> {
+    let mut channels = Vec::new();
+    for _ in 0..clients.div_ceil(GRPC_CLIENTS_PER_CHANNEL) {
+        let endpoint = tonic::transport::Channel::from_shared(server.base.clone()).map_err(|e| e.to_string())?;
+        channels.push(endpoint.connect().await.map_err(|e| format!("cannot open a gRPC channel: {e}"))?);
+    }
+    Ok(channels)
 }
 
 fn to_proto(mv: &ludo_cardinal::Move) -> ludo_proto::cardinal::Move {

@@ -5,25 +5,51 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::floor::FloorRun;
 use crate::moves::MoveRun;
 use crate::reads::Reads;
 
 /// Concurrency at which the issue sets the REST and gRPC targets.
 const TARGET_CONCURRENCY: usize = 64;
 
-/// One concurrency level: the raw store and both transports, with whole
-/// answers and with minimal ones (no view).
+/// One concurrency level: the raw store, the request floor of both
+/// transports, and both transports' moves, with whole answers and with
+/// minimal ones (no view).
 #[derive(Clone, Serialize)]
 pub struct LoadRow {
     pub concurrency: usize,
     /// Durable appends per second of the bench's own sled store.
     pub raw_store_appends_per_s: f64,
+    /// The whole machine's CPU per raw append.
+    pub raw_store_machine_cpu_us_per_append: f64,
+    /// `GET /healthz` by the same number of REST clients.
+    pub rest_floor: FloorRun,
+    /// The health `Check` by the same number of gRPC clients.
+    pub grpc_floor: FloorRun,
     pub rest: MoveRun,
     pub grpc: MoveRun,
     /// REST with `Prefer: return=minimal`.
     pub rest_minimal: MoveRun,
     /// gRPC with `omit_view`.
     pub grpc_minimal: MoveRun,
+}
+
+impl LoadRow {
+    /// The most durable moves/s any server could reach over a transport on
+    /// this machine's `cores`, from what was measured: a durable move is at
+    /// least one request and one append, so it costs the machine at least
+    /// the floor's CPU per request (clients and kernel included) plus the
+    /// raw store's per append. It is an upper bound: a real move also
+    /// decodes, plays and answers, and its appends share flushes with fewer
+    /// others than the raw store's.
+    pub fn bound(&self, floor: &FloorRun, cores: f64) -> f64 {
+        cores * 1e6 / (self.raw_store_machine_cpu_us_per_append + floor.machine_cpu_us_per_request)
+    }
+}
+
+/// Cores the bound counts (the machine's, as the kernel schedules them).
+pub fn cores() -> f64 {
+    std::thread::available_parallelism().map_or(1.0, |n| n.get() as f64)
 }
 
 /// Every figure of one server binary.
@@ -59,6 +85,12 @@ impl Suite {
         for row in &self.load {
             let n = row.concurrency;
             add(format!("raw store appends/s, N={n}"), row.raw_store_appends_per_s, Better::Higher);
+            add(format!("raw store machine CPU µs/append, N={n}"), row.raw_store_machine_cpu_us_per_append, Better::Lower);
+            for (transport, floor) in [("REST", &row.rest_floor), ("gRPC", &row.grpc_floor)] {
+                add(format!("{transport} request floor requests/s, N={n}"), floor.requests_per_s, Better::Higher);
+                add(format!("{transport} request floor server CPU µs/request, N={n}"), floor.server_cpu_us_per_request, Better::Lower);
+                add(format!("{transport} request floor machine CPU µs/request, N={n}"), floor.machine_cpu_us_per_request, Better::Lower);
+            }
             for (transport, run) in [
                 ("REST", &row.rest),
                 ("gRPC", &row.grpc),
@@ -123,6 +155,13 @@ impl Suite {
                 row.rest.server_cpu_us_per_move,
                 row.grpc.moves_per_s / row.rest.moves_per_s
             );
+            let _ = writeln!(
+                out,
+                "  beside them: a REST request that does nothing costs the server {:.0} µs; no server could reach more than \
+                 {:.2}x raw store over REST on this machine (the bound below)",
+                row.rest_floor.server_cpu_us_per_request,
+                row.bound(&row.rest_floor, cores()) / row.raw_store_appends_per_s
+            );
         }
         let _ = writeln!(out);
         let _ = writeln!(
@@ -149,6 +188,77 @@ impl Suite {
             }
             let _ = writeln!(out);
         }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "the request floor: the same clients asking what costs the server least (REST `GET /healthz`, gRPC health `Check`; \
+             no game, no store), and the moves above against it"
+        );
+        let _ = writeln!(
+            out,
+            "{:>5} | {:>9} {:>6} {:>7} {:>9} {:>7} {:>8} | {:>9} {:>6} {:>7} {:>9} {:>7} {:>8}",
+            "N",
+            "REST/s",
+            "x raw",
+            "p50 ms",
+            "µs CPU/rq",
+            "moves÷",
+            "µs more",
+            "gRPC/s",
+            "x raw",
+            "p50 ms",
+            "µs CPU/rq",
+            "moves÷",
+            "µs more"
+        );
+        for row in &self.load {
+            let _ = write!(out, "{:>5}", row.concurrency);
+            for (floor, moves) in [(&row.rest_floor, &row.rest), (&row.grpc_floor, &row.grpc)] {
+                let _ = write!(
+                    out,
+                    " | {:>9} {:>5.2}x {:>7.2} {:>9.0} {:>6.2}x {:>8.0}",
+                    thousands(floor.requests_per_s),
+                    floor.requests_per_s / row.raw_store_appends_per_s,
+                    floor.p50_ms,
+                    floor.server_cpu_us_per_request,
+                    moves.moves_per_s / floor.requests_per_s,
+                    moves.server_cpu_us_per_move - floor.server_cpu_us_per_request
+                );
+            }
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(
+            out,
+            "(moves÷: durable moves/s with whole answers over the floor's requests/s; µs more: a move's server CPU beyond the floor's)"
+        );
+        let _ = writeln!(out);
+        let cores = cores();
+        let _ = writeln!(
+            out,
+            "the bound: a durable move is at least a request and an append, so it costs the machine ({cores} cores, the clients \
+             included) at least the floor's CPU per request plus the raw store's per append; no server could do more moves/s"
+        );
+        let _ = writeln!(
+            out,
+            "{:>5} | {:>10} | {:>10} {:>9} {:>6} {:>8} | {:>10} {:>9} {:>6} {:>8}",
+            "N", "µs/append", "REST µs/rq", "bound/s", "x raw", "moves÷", "gRPC µs/rq", "bound/s", "x raw", "moves÷"
+        );
+        for row in &self.load {
+            let _ = write!(out, "{:>5} | {:>10.1}", row.concurrency, row.raw_store_machine_cpu_us_per_append);
+            for (floor, moves) in [(&row.rest_floor, &row.rest), (&row.grpc_floor, &row.grpc)] {
+                let bound = row.bound(floor, cores);
+                let _ = write!(
+                    out,
+                    " | {:>10.1} {:>9} {:>5.2}x {:>7.2}x",
+                    floor.machine_cpu_us_per_request,
+                    thousands(bound),
+                    bound / row.raw_store_appends_per_s,
+                    moves.moves_per_s / bound
+                );
+            }
+            let _ = writeln!(out);
+        }
+        let _ = writeln!(out, "(µs: the whole machine's CPU, from /proc/stat; moves÷: durable moves/s with whole answers over the bound)");
         let r = &self.reads;
         let _ = writeln!(out);
         let _ = writeln!(out, "reads: a finished {} match ({}), {} records, read as a spectator", r.kind, r.options, r.records);

@@ -110,6 +110,28 @@ impl Server {
     }
 }
 
+/// CPU time used so far by some servers together, and by the whole machine.
+#[derive(Clone, Copy)]
+pub struct Cpu {
+    pub servers: Duration,
+    pub machine: Duration,
+}
+
+impl Cpu {
+    /// Now, for `servers`.
+    ///
+    /// # Errors
+    /// When a server's or the machine's `/proc` figures cannot be read.
+    pub fn of(servers: &[&Server]) -> Result<Cpu, String> {
+        Ok(Cpu { servers: servers.iter().map(|s| s.cpu()).sum::<Result<Duration, String>>()?, machine: machine_busy()? })
+    }
+
+    /// What was used between `earlier` and `self`.
+    pub fn since(self, earlier: Cpu) -> Cpu {
+        Cpu { servers: self.servers.saturating_sub(earlier.servers), machine: self.machine.saturating_sub(earlier.machine) }
+    }
+}
+
 /// What the bench reads of a process's `/proc/<pid>/stat`.
 pub struct ProcStat {
     /// Its parent's pid.
@@ -138,6 +160,24 @@ impl ProcStat {
             cstime: number(14)?,
         })
     }
+}
+
+/// CPU time the whole machine has spent working so far, every core and
+/// every process (the bench's own clients included): user, nice, system,
+/// irq and softirq of `/proc/stat`, not idle, I/O wait or time stolen by the
+/// hypervisor.
+///
+/// # Errors
+/// When `/proc/stat` cannot be read or parsed.
+pub fn machine_busy() -> Result<Duration, String> {
+    let text = std::fs::read_to_string("/proc/stat").map_err(|e| format!("cannot read /proc/stat: {e}"))?;
+    let line = text.lines().next().filter(|line| line.starts_with("cpu ")).ok_or("/proc/stat has no `cpu` line")?;
+    let fields: Vec<u64> =
+        line.split_whitespace().skip(1).map(str::parse).collect::<Result<_, _>>().map_err(|e| format!("/proc/stat: {e}"))?;
+    let [user, nice, system, _idle, _iowait, irq, softirq, ..] = fields[..] else {
+        return Err("/proc/stat's `cpu` line is too short".into());
+    };
+    Ok(ticks(user + nice + system + irq + softirq))
 }
 
 /// `count` clock ticks of `/proc` as a duration.

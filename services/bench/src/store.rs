@@ -6,8 +6,18 @@ use std::time::{Duration, Instant};
 
 use ludo_storage::{AppendRequest, EventStore, SledOptions, SledStore, StreamId};
 
+use crate::server::machine_busy;
+
 /// About the size of one Cardinal move's record.
 const RECORD_BYTES: usize = 300;
+
+/// What the raw store did in one timed phase.
+pub struct RawRun {
+    pub appends_per_s: f64,
+    /// The whole machine's CPU per append (the store runs in the bench's
+    /// process, so that is the store's own cost, and the kernel's).
+    pub machine_cpu_us_per_append: f64,
+}
 
 /// Durable appends per second with `writers` concurrent appenders, each on
 /// its own stream and waiting for each append to be flushed before the next,
@@ -15,10 +25,11 @@ const RECORD_BYTES: usize = 300;
 ///
 /// # Errors
 /// When the store cannot be opened or refuses an append.
-pub async fn durable_appends(writers: usize, seconds: Duration) -> Result<f64, String> {
+pub async fn durable_appends(writers: usize, seconds: Duration) -> Result<RawRun, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("cannot make a store directory: {e}"))?;
     let store = SledStore::open(dir.path(), SledOptions::default()).map_err(|e| format!("cannot open the raw store: {e}"))?;
     let store: Arc<dyn EventStore> = Arc::new(store);
+    let machine_before = machine_busy()?;
     let started = Instant::now();
     let deadline = started + seconds;
     let mut tasks = Vec::with_capacity(writers);
@@ -41,6 +52,10 @@ pub async fn durable_appends(writers: usize, seconds: Duration) -> Result<f64, S
         appends += task.await.map_err(|e| format!("a raw store writer failed: {e}"))??;
     }
     let elapsed = started.elapsed();
+    let machine = machine_busy()?.saturating_sub(machine_before);
     store.close().map_err(|e| format!("cannot close the raw store: {e}"))?;
-    Ok(appends as f64 / elapsed.as_secs_f64())
+    Ok(RawRun {
+        appends_per_s: appends as f64 / elapsed.as_secs_f64(),
+        machine_cpu_us_per_append: machine.as_secs_f64() * 1e6 / appends as f64,
+    })
 }
