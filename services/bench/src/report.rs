@@ -119,6 +119,7 @@ impl Suite {
 
     /// The suite as a readable table, with the issue's targets beside.
     pub fn table(&self, seconds: f64) -> String {
+        let cores = cores();
         let mut out = String::new();
         let _ = writeln!(out, "== {} server: {} ==", self.role, self.binary);
         let _ = writeln!(
@@ -160,7 +161,7 @@ impl Suite {
                 "  beside them: a REST request that does nothing costs the server {:.0} µs; no server could reach more than \
                  {:.2}x raw store over REST on this machine (the bound below)",
                 row.rest_floor.server_cpu_us_per_request,
-                row.bound(&row.rest_floor, cores()) / row.raw_store_appends_per_s
+                row.bound(&row.rest_floor, cores) / row.raw_store_appends_per_s
             );
         }
         let _ = writeln!(out);
@@ -232,7 +233,6 @@ impl Suite {
             "(moves÷: durable moves/s with whole answers over the floor's requests/s; µs more: a move's server CPU beyond the floor's)"
         );
         let _ = writeln!(out);
-        let cores = cores();
         let _ = writeln!(
             out,
             "the bound: a durable move is at least a request and an append, so it costs the machine ({cores} cores, the clients \
