@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../proto");
+    // Read when the script runs, not when it was compiled: a build script
+    // compiled in one checkout may be run for another sharing its target
+    // directory, and would read the first one's protos (or fail once it is gone).
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR")?).join("../../proto");
     let files =
         ["ludo/v1/ludo.proto", "ludo/cardinal/v1/cardinal.proto", "ludo/kardinal/v1/kardinal.proto", "ludo/battle13/v1/battle13.proto"];
     println!("cargo:rerun-if-changed={}", root.display());
