@@ -208,10 +208,9 @@ impl VerifyReport {
 pub struct Verified {
     /// The header.
     pub header: ExportHeader,
-    /// The records, parsed.
+    /// The records, parsed; each keeps its bytes exactly as in the export
+    /// ([`Record::to_bytes`]).
     pub records: Vec<Record>,
-    /// Each record's bytes, exactly as in the export.
-    pub raw: Vec<Vec<u8>>,
     /// The report.
     pub report: VerifyReport,
     /// The table after the last record, when re-played.
@@ -256,7 +255,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
         receipt: None,
         fault: None,
     };
-    let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], raw: vec![], report, table: None };
+    let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], report, table: None };
     let text = export.strip_suffix(b"\n").unwrap_or(export);
     let lines = text.split(|&b| b == b'\n').skip(1);
     let header = match ExportHeader::read(text) {
@@ -271,7 +270,9 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
     if header.format != EXPORT_FORMAT {
         return empty(report.failed(1, None, format!("unknown export format `{}`", header.format)));
     }
-    let mut raw: Vec<Vec<u8>> = lines.map(<[u8]>::to_vec).collect();
+    // Lines are borrowed, not copied: a record copies its own bytes once,
+    // when it is parsed.
+    let mut raw: Vec<&[u8]> = lines.collect();
     // Whatever follows the announced records is the revealed lines.
     let revealed_lines = match usize::try_from(header.records) {
         Ok(records) if header.revealed.is_some() && records < raw.len() => raw.split_off(records),
@@ -281,7 +282,6 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
     let fail = |report: VerifyReport, line: u64, seq: Option<u64>, reason: String, header: &ExportHeader| Verified {
         header: header.clone(),
         records: vec![],
-        raw: vec![],
         table: None,
         report: report.failed(line, seq, reason),
     };
@@ -341,7 +341,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
         if header.receipt.is_some() {
             return fail(report, 1, None, "only a finished game's export carries a receipt".into(), &header);
         }
-        return Verified { header, records, raw, report, table: None };
+        return Verified { header, records, report, table: None };
     };
     let mut seed = [0u8; 32];
     if hex::decode_to_slice(seed_hex, &mut seed).is_err() {
@@ -391,14 +391,14 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
                 }
             }
             report.status = Some(status);
-            Verified { header, records, raw, report, table: Some(replayed.state.table) }
+            Verified { header, records, report, table: Some(replayed.state.table) }
         }
     }
 }
 
 /// Checks the revealed lines (the first on line `first_line`) against what
 /// the replay computed: the same records, in order, with the same effects.
-fn check_revealed(lines: &[Vec<u8>], expected: &[Revealed], first_line: u64) -> Result<(), (u64, Option<u64>, String)> {
+fn check_revealed(lines: &[&[u8]], expected: &[Revealed], first_line: u64) -> Result<(), (u64, Option<u64>, String)> {
     for (i, bytes) in lines.iter().enumerate() {
         let line = first_line + i as u64;
         let found: Revealed = serde_json::from_slice(bytes)

@@ -165,19 +165,23 @@ impl<'a> Scanner<'a> {
             self.at += 1;
             return Ok(());
         }
-        let mut previous: Option<&'a [u8]> = None;
+        // The previous key, and whether it holds an escape.
+        let mut previous: Option<(&'a [u8], bool)> = None;
         loop {
             let start = self.at;
             if self.peek() != Some(b'"') {
                 return self.fault("not an object key (or whitespace)");
             }
-            let key = self.string()?;
-            if let Some(previous) = previous
-                && unescaped(previous) >= unescaped(key)
-            {
-                return Err(NotCanonical { why: "object keys not in increasing bytewise order", at: start });
+            let (key, escaped) = self.string()?;
+            if let Some((previous, previous_escaped)) = previous {
+                // Keys are ordered by their text; without an escape, that
+                // is the bytes as written (as it nearly always is).
+                let ordered = if previous_escaped || escaped { unescaped(previous) < unescaped(key) } else { previous < key };
+                if !ordered {
+                    return Err(NotCanonical { why: "object keys not in increasing bytewise order", at: start });
+                }
             }
-            previous = Some(key);
+            previous = Some((key, escaped));
             if self.peek() != Some(b':') {
                 return self.fault("no `:` right after an object key");
             }
@@ -233,10 +237,12 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// At `"`: the string, returned as written between its quotes.
-    fn string(&mut self) -> Result<&'a [u8], NotCanonical> {
+    /// At `"`: the string as written between its quotes, and whether it
+    /// holds an escape.
+    fn string(&mut self) -> Result<(&'a [u8], bool), NotCanonical> {
         self.at += 1;
         let start = self.at;
+        let mut escaped = false;
         loop {
             let plain = self.bytes[self.at..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
             let Some(plain) = plain else {
@@ -247,9 +253,12 @@ impl<'a> Scanner<'a> {
             match self.bytes[self.at] {
                 b'"' => {
                     self.at += 1;
-                    return Ok(&self.bytes[start..self.at - 1]);
+                    return Ok((&self.bytes[start..self.at - 1], escaped));
                 }
-                b'\\' => self.escape()?,
+                b'\\' => {
+                    escaped = true;
+                    self.escape()?;
+                }
                 _ => return self.fault("a raw control character in a string"),
             }
         }

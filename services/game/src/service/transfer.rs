@@ -109,12 +109,17 @@ impl GameService {
             invitation_hashes: Vec::new(),
             webhook: None,
         };
-        let version = verified.raw.len() as u64 - 1;
+        let version = verified.records.len() as u64 - 1;
         let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![], clock: None });
         let table = verified.table.as_ref().ok_or_else(|| ServiceError::Internal("a replayed export without its table".into()))?;
         let summary = imported_summary(&verified.records, (version, &status), table)?;
-        let appended =
-            self.store.append(AppendRequest::create(stream, verified.raw, Some(secrets.to_bytes())).with_summary(summary.to_bytes())).await;
+        let appended = self
+            .store
+            .append(
+                AppendRequest::create(stream, verified.records.iter().map(Record::to_bytes).collect(), Some(secrets.to_bytes()))
+                    .with_summary(summary.to_bytes()),
+            )
+            .await;
         match appended {
             Err(StoreError::Conflict { .. }) => return Err(ServiceError::GameExists { id: verified.header.game_id }),
             Err(other) => return Err(other.into()),
