@@ -1,4 +1,4 @@
-//! The games this server hosts: one declaration ([`hosted_games!`]) from
+//! The games this server hosts: one declaration (`hosted_games!`) from
 //! which the service gets typed enums of games, moves, views, effects and
 //! options ([`AnyGame`], [`AnyMove`], [`AnyView`], [`AnyEffect`],
 //! [`AnyOptions`]) and the table of [`KINDS`].

@@ -34,7 +34,7 @@
 //!   one with no open seat and no clock.
 //!
 //! A record of the new seat types is written from its type's key list
-//! ([`keys_of`]) by one generic writer, so the list that says which members
+//! (`keys_of`) by one generic writer, so the list that says which members
 //! a reader expects is also what the writer follows.
 
 mod canonical;

@@ -4,7 +4,7 @@
 //! It needs the server's binaries (Debian's `postgresql` package puts them
 //! in `/usr/lib/postgresql/<version>/bin`). PostgreSQL refuses to run as
 //! root, so as root the cluster runs as the `postgres` user the package
-//! creates. Without the binaries, [`Cluster::start`] prints why and answers
+//! creates. Without the binaries, `Cluster::start` prints why and answers
 //! `None` (the test skips), unless `LUDO_REQUIRE_POSTGRES=1`, which turns
 //! that into a failure (CI sets it: a skipped test proves nothing).
 

@@ -1,6 +1,6 @@
 //! Between the registry's typed values and the proto messages, directly:
 //! no JSON on the way. Each game kind has its own module with the
-//! conversions of its messages; [`proto_pairs!`] joins them into the
+//! conversions of its messages; `proto_pairs!` joins them into the
 //! conversions of the registry's enums, one line per game.
 //!
 //! Local traits ([`ToProto`], [`FromProto`]) rather than `From`/`TryFrom`:
