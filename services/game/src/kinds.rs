@@ -456,7 +456,14 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 }
 
 /// Parses `value` as `T`, naming the failing field by its path under `root`.
+///
+/// The value is parsed plainly first: tracking the path to every field
+/// about doubles the cost of the parse and is needed only to name what
+/// was wrong, so only a refused value is parsed again with it.
 pub(crate) fn parse_at<T: DeserializeOwned>(root: &str, value: &Value) -> Result<T, (String, String)> {
+    if let Ok(parsed) = T::deserialize(value) {
+        return Ok(parsed);
+    }
     serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();
         let reason = err.into_inner().to_string();
