@@ -289,10 +289,12 @@ struct Page {
 }
 
 /// Reads the whole log at `url` in pages of `SMALL_PAGE` and in one page,
-/// `REPEATS` times each; medians.
+/// `REPEATS` times each; medians. The request floor is measured between
+/// the repeats, so that it meets the machine in the states the reads met.
 async fn paged_read(http: &reqwest::Client, url: &str, token: Option<&str>) -> Result<PagedRead, String> {
     let mut paged = Vec::with_capacity(REPEATS);
     let mut whole = Vec::with_capacity(REPEATS);
+    let mut floor = Vec::with_capacity(REPEATS * FLOOR_REQUESTS);
     let (mut records, mut pages) = (0, 0);
     for _ in 0..REPEATS {
         let started = Instant::now();
@@ -304,27 +306,26 @@ async fn paged_read(http: &reqwest::Client, url: &str, token: Option<&str>) -> R
         if all != records {
             return Err(format!("{url}: {records} records in pages but {all} in one page"));
         }
+        request_floor(http, url, &mut floor).await?;
     }
-    let (paged, whole) = (ms(median(paged)), ms(median(whole)));
-    let floor = request_floor(http, url).await?;
+    let (paged, whole, floor) = (ms(median(paged)), ms(median(whole)), ms(median(floor)));
     let net_ratio = (paged - pages as f64 * floor) / (whole - floor);
     Ok(PagedRead { records, pages, paged_ms: paged, one_page_ms: whole, ratio: paged / whole, floor_ms: floor, net_ratio })
 }
 
-/// Requests timed for the floor.
-const FLOOR_REQUESTS: usize = 200;
+/// Requests timed for the floor after each repeat.
+const FLOOR_REQUESTS: usize = 50;
 
-/// The median round trip of `GET /healthz` on the server of `url`, in ms.
-async fn request_floor(http: &reqwest::Client, url: &str) -> Result<f64, String> {
+/// Round trips of `GET /healthz` on the server of `url`, added to `times`.
+async fn request_floor(http: &reqwest::Client, url: &str, times: &mut Vec<Duration>) -> Result<(), String> {
     let base = url.split("/v1/").next().unwrap_or(url);
     let health = format!("{base}/healthz");
-    let mut times = Vec::with_capacity(FLOOR_REQUESTS);
     for _ in 0..FLOOR_REQUESTS {
         let started = Instant::now();
         get(http, &health, None).await?;
         times.push(started.elapsed());
     }
-    Ok(ms(median(times)))
+    Ok(())
 }
 
 /// Follows `next_from` from 0 to the end: (records, pages).
