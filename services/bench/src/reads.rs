@@ -53,8 +53,11 @@ pub struct PagedRead {
     /// reads anything.
     pub floor_ms: f64,
     /// The ratio net of that floor: `(paged - pages × floor) / (one page -
-    /// floor)`, the server's work for the pages against its work for one.
-    pub net_ratio: f64,
+    /// floor)`, the server's work for the pages against its work for one;
+    /// none when the floor measured as long as the reads themselves (the
+    /// machine changed pace between them), so that there is nothing left
+    /// to compare.
+    pub net_ratio: Option<f64>,
 }
 
 /// Every read figure.
@@ -309,8 +312,15 @@ async fn paged_read(http: &reqwest::Client, url: &str, token: Option<&str>) -> R
         request_floor(http, url, &mut floor).await?;
     }
     let (paged, whole, floor) = (ms(median(paged)), ms(median(whole)), ms(median(floor)));
-    let net_ratio = (paged - pages as f64 * floor) / (whole - floor);
+    let net_ratio = net_ratio(paged, whole, pages, floor);
     Ok(PagedRead { records, pages, paged_ms: paged, one_page_ms: whole, ratio: paged / whole, floor_ms: floor, net_ratio })
+}
+
+/// `pages` read in `paged` ms against one page in `whole` ms, each less a
+/// request `floor`: none when a floor took as long as what it is taken from.
+fn net_ratio(paged: f64, whole: f64, pages: usize, floor: f64) -> Option<f64> {
+    let (paged, whole) = (paged - pages as f64 * floor, whole - floor);
+    (paged > 0.0 && whole > 0.0).then(|| paged / whole)
 }
 
 /// Requests timed for the floor after each repeat.
@@ -357,4 +367,20 @@ fn median(mut times: Vec<Duration>) -> Duration {
 
 fn ms(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::net_ratio;
+
+    #[test]
+    fn the_net_ratio_takes_a_floor_off_every_request() {
+        // 51 pages in 7.67 ms and one in 2.01 ms, 0.093 ms a request.
+        let net = net_ratio(7.67, 2.01, 51, 0.093).expect("something is left");
+        assert!((net - (7.67 - 51.0 * 0.093) / (2.01 - 0.093)).abs() < 1e-12);
+        assert!(net < 7.67 / 2.01);
+        // A floor as long as the pages' own time leaves nothing to compare.
+        assert_eq!(net_ratio(7.71, 1.96, 51, 0.153), None);
+        assert_eq!(net_ratio(1.0, 0.1, 5, 0.1), None);
+    }
 }
