@@ -68,6 +68,16 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
     assert_eq!(answer.body["field"], "move.shape");
     let answer = rest.post(&moves, Some(token), &json!({"mvoe": good})).await;
     problem(&answer, 400, "invalid_input");
+    // Arrays where objects are expected, which serde alone reads as the
+    // objects (fields in order, a tagged enum's tag first): the body, the move.
+    let answer = rest.post(&moves, Some(token), &json!([good])).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "body");
+    for array in [json!(["keep_cardinal"]), json!(["move_cardinal", 1, 1])] {
+        let answer = rest.post(&moves, Some(token), &json!({"move": array})).await;
+        problem(&answer, 400, "invalid_input");
+        assert_eq!(answer.body["field"], "move", "{array}");
+    }
     problem(&rest.post_raw(&moves, Some(token), "text/plain", "{}").await, 415, "unsupported_media_type");
     // A move body over 2 MB is refused before it is read in full: at once
     // when its length is declared (the server then closes the connection, so
@@ -96,6 +106,14 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
     let answer = rest.get("/v1/games?limit=lots", None).await;
     problem(&answer, 400, "invalid_input");
     assert_eq!(answer.body["field"], "limit");
+
+    // A game asked for as an array, or with its options as one, is not made.
+    let answer = rest.post("/v1/games", None, &json!(["cardinal", ["Ann", "Bob"], {"first_seat": 0}])).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "body");
+    let answer = rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["Ann", "Bob"], "options": [0]})).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "options");
 
     assert_eq!(log(&rest, id).await, before, "a refusal changed the log");
     // And the right move still goes through.

@@ -459,10 +459,19 @@ fn to_json<T: Serialize>(value: &T) -> Value {
 ///
 /// The value is parsed plainly first: tracking the path to every field
 /// about doubles the cost of the parse and is needed only to name what
-/// was wrong, so only a refused value is parsed again with it.
-pub(crate) fn parse_at<T: DeserializeOwned>(root: &str, value: &Value) -> Result<T, (String, String)> {
+/// was wrong, so only a refused value is parsed again with it. An array
+/// given where the parsed value holds an object is refused too (see
+/// [`crate::shape`]).
+pub(crate) fn parse_at<T: DeserializeOwned + Serialize>(root: &str, value: &Value) -> Result<T, (String, String)> {
     if let Ok(parsed) = T::deserialize(value) {
-        return Ok(parsed);
+        // serde reads a struct, or a tagged enum, from an array too.
+        return match crate::shape::array_for_object(value, &parsed) {
+            None => Ok(parsed),
+            Some(path) => {
+                let field = if path.is_empty() { root.to_string() } else { format!("{root}.{path}") };
+                Err((field, "an array where an object is expected".to_string()))
+            }
+        };
     }
     serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();

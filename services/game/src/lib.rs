@@ -21,6 +21,7 @@ pub mod replay;
 pub mod schema;
 pub mod secrets;
 mod service;
+pub mod shape;
 pub mod status;
 pub mod table;
 pub mod text;

@@ -4,6 +4,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{StatusCode, header, request::Parts};
 use ludo_game::api::Answer;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::problem::Problem;
@@ -42,7 +43,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
 #[derive(Debug, Clone)]
 pub struct Body<T>(pub T);
 
-impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
+impl<T: DeserializeOwned + Serialize, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
@@ -71,11 +72,25 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
         // parsed again, tracking the path to what was wrong, for the
         // problem to name the field: tracking every key made parsing a
         // move's body take about twice as long, for nothing when all is well.
-        match serde_json::from_slice(&bytes) {
-            Ok(value) => Ok(Body(value)),
+        match serde_json::from_slice::<T>(&bytes) {
+            Ok(value) => match array_for_object(&bytes, &value) {
+                None => Ok(Body(value)),
+                Some(field) => Err(Problem::invalid(field, "invalid JSON body: an array where an object is expected")),
+            },
             Err(plain) => Err(refusal::<T>(&bytes, plain)),
         }
     }
+}
+
+/// Where a body that parsed as `value` gave an array for an object (see
+/// [`ludo_game::shape`]): its field, or `body` for the whole. Only a body
+/// with an array in it is read again.
+fn array_for_object<T: Serialize>(bytes: &[u8], value: &T) -> Option<String> {
+    if !bytes.contains(&b'[') {
+        return None;
+    }
+    let input: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    ludo_game::shape::array_for_object(&input, value).map(|path| if path.is_empty() { "body".to_string() } else { path })
 }
 
 /// The problem for a JSON body that `serde_json` refused with `plain`.
@@ -358,6 +373,31 @@ mod tests {
         let (field, detail) = refused(r#"{"inner": {"count": 3}} {}"#);
         assert_eq!(field, "body");
         assert!(detail.contains("trailing characters"), "{detail}");
+    }
+
+    #[test]
+    fn a_body_that_gives_an_array_for_an_object_is_refused_at_it() {
+        use ludo_game::api::{CreateGame, JoinGame, SubmitMove};
+        let array_for = |body: &str| -> Option<String> {
+            let value: CreateGame = serde_json::from_str(body).expect("serde_json alone reads it");
+            array_for_object(body.as_bytes(), &value)
+        };
+        // serde reads each of these as the object it is not.
+        assert_eq!(array_for(r#"["cardinal", ["Ann", "Bob"], {"first_seat": 0}]"#), Some("body".into()));
+        // A player and a bot read only their own shapes: refused by their own parse.
+        assert!(serde_json::from_str::<CreateGame>(r#"{"kind": "cardinal", "players": ["Ann", ["Robot"]]}"#).is_err());
+        assert!(serde_json::from_str::<CreateGame>(r#"{"kind": "cardinal", "players": [{"name": "Robot", "bot": ["strong"]}]}"#).is_err());
+        // Real arrays, and a bracket in a string, pass.
+        assert_eq!(array_for(r#"{"kind": "cardinal", "players": ["Ann [1]", null, {"name": "Robot", "bot": {"level": "strong"}}]}"#), None);
+        let body = r#"[{"type": "keep_cardinal"}, 3]"#;
+        let value: SubmitMove = serde_json::from_str(body).expect("serde_json alone reads it");
+        assert_eq!(array_for_object(body.as_bytes(), &value).as_deref(), Some("body"));
+        let body = r#"["Ann", null, 1]"#;
+        let value: JoinGame = serde_json::from_str(body).expect("serde_json alone reads it");
+        assert_eq!(array_for_object(body.as_bytes(), &value).as_deref(), Some("body"));
+        let body = r#"{"name": "Ann", "seat": 1}"#;
+        let value: JoinGame = serde_json::from_str(body).expect("serde_json alone reads it");
+        assert_eq!(array_for_object(body.as_bytes(), &value), None);
     }
 
     #[test]
