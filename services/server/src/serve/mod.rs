@@ -8,6 +8,7 @@
 mod admission;
 mod connection;
 mod deadline;
+mod socket;
 mod streams;
 
 use std::convert::Infallible;
