@@ -104,7 +104,7 @@ pub async fn rest(server: &Server, clients: usize, seconds: Duration) -> Result<
 }
 
 /// `clients` concurrent clients calling `grpc.health.v1.Health/Check` on
-/// the server as a whole, spread over HTTP/2 connections as [`crate::moves::grpc`]
+/// the server as a whole, spread over HTTP/2 connections as [`crate::moves::rest_and_grpc`]
 /// spreads its games.
 ///
 /// # Errors

@@ -149,10 +149,7 @@ async fn suite(
         let order = if load.len() % 2 == 0 { [Answers::Full, Answers::Minimal] } else { [Answers::Minimal, Answers::Full] };
         let (mut whole, mut minimal) = (None, None);
         for answers in order {
-            let measured = Some((
-                moves::rest(&server, playouts, n, seconds, answers).await?,
-                moves::grpc(&server, playouts, n, seconds, answers).await?,
-            ));
+            let measured = Some(moves::rest_and_grpc(&server, playouts, n, seconds, answers).await?);
             match answers {
                 Answers::Full => whole = measured,
                 Answers::Minimal => minimal = measured,
