@@ -243,6 +243,7 @@ pub async fn rest_on(
     Ok(summarize(clients, vec![rest_part(servers, playouts, clients, seconds, answers).await?]))
 }
 
+/// [`rest_on`], its figures not yet summed up.
 async fn rest_part(
     servers: &[&Server],
     playouts: &[Arc<Playout>],
