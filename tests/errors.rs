@@ -123,6 +123,33 @@ async fn rest_refusals_have_codes_and_leave_the_log_unchanged() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_array_for_an_object_inside_a_move_is_refused_at_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let game = rest.create("kardinal", &["Ann", "Bob", "Cid"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap();
+    let token = game["seats"][0]["token"].as_str().unwrap();
+    let legal = rest.get(&format!("/v1/games/{id}/legal-moves"), Some(token)).await.body;
+    let place = legal["moves"].as_array().unwrap().iter().find(|m| m["type"] == "place").expect("a first move places a piece").clone();
+    // The first placement as a list of its fields, in their declared order,
+    // which serde alone reads as the placement.
+    let first = &place["pieces"][0];
+    let mut listed = place.clone();
+    listed["pieces"][0] = json!([first["piece"], first["country"], first.get("site"), first["paid_with"]]);
+    let moves = format!("/v1/games/{id}/moves");
+    let before = log(&rest, id).await;
+    let answer = rest.post(&moves, Some(token), &json!({"move": listed})).await;
+    problem(&answer, 400, "invalid_input");
+    assert_eq!(answer.body["field"], "move.pieces[0]", "{answer:?}");
+    assert_eq!(log(&rest, id).await, before, "a refusal changed the log");
+    // As objects, the same move is played.
+    let answer = rest.post(&moves, Some(token), &json!({"move": place})).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_refusals_carry_the_same_codes() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
