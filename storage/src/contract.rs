@@ -178,7 +178,9 @@ pub struct StoreStats {
     pub records: u64,
     /// Flushes done (sled: one per commit group that wrote something).
     pub flushes: u64,
-    /// Commit groups processed (sled: one per wake-up of the writer).
+    /// Commit groups processed (sled: one per wake-up of the writer;
+    /// PostgreSQL: one per transaction that carried appends, shared by a
+    /// batch of them or one's alone).
     pub groups: u64,
 }
 

@@ -384,6 +384,78 @@ mod suite {
         assert_eq!(of(a).await, Err(StoreError::Closed));
     }
 
+    /// Appends in flight together stand or fall each by itself: a
+    /// backend that commits them together (PostgreSQL's batches, sled's
+    /// groups) must still answer each as if it ran alone.
+    pub async fn appends_in_flight_together_each_stand_alone(store: &dyn EventStore) {
+        const STREAMS: u32 = 40;
+        let all = usize::try_from(STREAMS).expect("40");
+        for n in 0..STREAMS {
+            let id = stream(n);
+            store.append(AppendRequest::create(id, records(id, 0, 1), None)).await.expect("create");
+        }
+        let before = store.stats().appends;
+        let mut notices = store.subscribe();
+        // All asked before any is awaited: on every stream its next record;
+        // on every fourth a rival for the same seq; on every fifth one at a
+        // seq the stream is nowhere near.
+        let mut next = Vec::new();
+        let mut rivals = Vec::new();
+        let mut strays = Vec::new();
+        for n in 0..STREAMS {
+            let id = stream(n);
+            next.push((n, store.append(AppendRequest::at(id, 1, records(id, 1, 2)).with_summary(n.to_be_bytes().to_vec()))));
+            if n % 4 == 0 {
+                rivals.push((n, store.append(AppendRequest::at(id, 1, vec![b"rival".to_vec()]).with_summary(b"rival".to_vec()))));
+            }
+            if n % 5 == 0 {
+                strays.push((n, store.append(AppendRequest::at(id, 7, records(id, 7, 8)))));
+            }
+        }
+        let mut won = std::collections::HashMap::new();
+        for (n, pending) in next {
+            match pending.await {
+                Ok(appended) => {
+                    assert_eq!(appended, Appended { stream: stream(n), first_seq: 1, next_seq: 2 });
+                    won.insert(n, (record(stream(n), 1), Some(n.to_be_bytes().to_vec())));
+                }
+                Err(err) => assert_eq!(err, StoreError::Conflict { stream: stream(n), expected_next: 1, actual_next: 2 }, "stream {n}"),
+            }
+        }
+        for (n, pending) in rivals {
+            match pending.await {
+                Ok(appended) => {
+                    assert_eq!(appended, Appended { stream: stream(n), first_seq: 1, next_seq: 2 });
+                    assert!(won.insert(n, (b"rival".to_vec(), Some(b"rival".to_vec()))).is_none(), "stream {n}: both rivals won");
+                }
+                Err(err) => assert_eq!(err, StoreError::Conflict { stream: stream(n), expected_next: 1, actual_next: 2 }, "stream {n}"),
+            }
+        }
+        for (n, pending) in strays {
+            let refused = pending.await;
+            assert!(matches!(refused, Err(StoreError::Conflict { expected_next: 7, actual_next: 1 | 2, .. })), "stream {n}: {refused:?}");
+        }
+        assert_eq!(won.len(), all, "one append won on every stream");
+        // The log and the summaries hold exactly the winners.
+        let summaries = store.list_summaries(None, 100).await.expect("summaries");
+        assert_eq!(summaries.len(), all);
+        for summary in summaries {
+            let n = (0..STREAMS).find(|n| stream(*n) == summary.stream).expect("a stream of the test");
+            let (bytes, described) = &won[&n];
+            let read: Vec<_> = store.read(summary.stream, 0, None).await.expect("read").into_iter().map(|r| (r.seq, r.bytes)).collect();
+            assert_eq!(read, vec![(0, record(stream(n), 0)), (1, bytes.clone())], "stream {n}");
+            assert_eq!((summary.next_seq, &summary.summary), (2, described), "stream {n}");
+        }
+        // One notice per winner, none for the refused.
+        let mut heard = std::collections::HashSet::new();
+        while let Ok(notice) = notices.try_recv() {
+            assert_eq!((notice.first_seq, notice.next_seq), (1, 2), "{notice:?}");
+            assert!(heard.insert(notice.stream), "a second notice for {}", notice.stream);
+        }
+        assert_eq!(heard.len(), all);
+        assert_eq!(store.stats().appends - before, u64::from(STREAMS));
+    }
+
     pub async fn pending_appends_can_be_awaited(store: &dyn EventStore) {
         let id = stream(1);
         let created = store.append(AppendRequest::create(id, records(id, 0, 1), None)).await.expect("create");
@@ -460,6 +532,11 @@ macro_rules! conformance {
                 suite::summary_answers_for_one_stream(&*opened.store).await;
             }
             #[tokio::test]
+            async fn appends_in_flight_together_each_stand_alone() {
+                let Some(opened) = $open else { return };
+                suite::appends_in_flight_together_each_stand_alone(&*opened.store).await;
+            }
+            #[tokio::test]
             async fn pending_appends_can_be_awaited() {
                 let Some(opened) = $open else { return };
                 suite::pending_appends_can_be_awaited(&*opened.store).await;
@@ -472,3 +549,70 @@ conformance!(memory_store, memory());
 conformance!(sled_store, sled());
 conformance!(sled_store_fsync, sled_fsync());
 conformance!(postgres_store, postgres());
+
+/// What only PostgreSQL does: appends in flight together share a
+/// transaction (`storage/src/postgres/batch.rs`).
+mod postgres_batches {
+    use super::*;
+
+    /// A fresh database of the shared throwaway cluster, and a store on it.
+    fn open(name: &str) -> Option<(&'static Cluster, PgStore)> {
+        let cluster = Cluster::shared()?;
+        let url = cluster.new_database(name);
+        let store = PgStore::connect(&url, &PgOptions { pool_size: 8, ..PgOptions::default() }).expect("connect");
+        Some((cluster, store))
+    }
+
+    fn create_streams(store: &PgStore, count: u32) {
+        for n in 0..count {
+            let id = stream(n);
+            store.append(AppendRequest::create(id, records(id, 0, 1), None)).wait().expect("create");
+        }
+    }
+
+    #[test]
+    fn appends_in_flight_together_share_transactions() {
+        let Some((_cluster, store)) = open("batches_share") else { return };
+        create_streams(&store, 64);
+        let before = store.stats();
+        let pending: Vec<_> = (0..64).map(|n| store.append(AppendRequest::at(stream(n), 1, records(stream(n), 1, 2)))).collect();
+        for p in pending {
+            assert_eq!(p.wait().expect("append").next_seq, 2);
+        }
+        let after = store.stats();
+        assert_eq!(after.appends - before.appends, 64);
+        let transactions = after.groups - before.groups;
+        // Asked faster than one round trip: the first may go alone (the
+        // batcher wakes for it), the rest share.
+        assert!(transactions <= 8, "64 appends asked together took {transactions} transactions");
+    }
+
+    #[test]
+    fn a_batch_the_database_refuses_whole_is_tried_append_by_append() {
+        let Some((cluster, store)) = open("batches_refused") else { return };
+        create_streams(&store, 16);
+        // Stream 5's row says one record, but a record 1 is there already
+        // (written behind the store's back): moving the row and inserting
+        // its record breaks the primary key, which fails the whole statement.
+        cluster
+            .psql("batches_refused", &format!("INSERT INTO ludo_records (stream, seq, bytes) VALUES ('\\x{}', 1, 'planted')", stream(5)));
+        let before = store.stats();
+        let pending: Vec<_> = (0..16).map(|n| (n, store.append(AppendRequest::at(stream(n), 1, records(stream(n), 1, 2))))).collect();
+        for (n, p) in pending {
+            let answer = p.wait();
+            if n == 5 {
+                assert_eq!(answer, Err(StoreError::Conflict { stream: stream(5), expected_next: 1, actual_next: 1 }));
+            } else {
+                assert_eq!(answer.map(|a| a.next_seq), Ok(2), "stream {n} is not held back by stream 5");
+            }
+        }
+        assert_eq!(store.stats().appends - before.appends, 15);
+        // Nothing of the refused batch stayed half-written: every other
+        // stream has its own record 1, stream 5 its planted one and one record.
+        for n in (0..16).filter(|n| *n != 5) {
+            let read = store.read_blocking(stream(n), 0, None).expect("read");
+            assert_eq!(read.iter().map(|r| r.bytes.clone()).collect::<Vec<_>>(), records(stream(n), 0, 2), "stream {n}");
+        }
+        assert_eq!(store.next_seq(stream(5)), Ok(1));
+    }
+}

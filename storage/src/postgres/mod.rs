@@ -22,6 +22,10 @@
 //! append resolves after the commit, so an acknowledged record is durable
 //! as PostgreSQL's `synchronous_commit` makes it (on by default).
 //!
+//! Appends to existing streams that are asked while another batch of them
+//! is being committed share the next statement, and so one transaction and
+//! one commit, each still standing or falling alone ([`batch`]).
+//!
 //! # Notices
 //! A notice is sent to this process's subscribers after each commit, before
 //! the append resolves, as the other backends do; it is also published with
@@ -64,6 +68,8 @@ use crate::contract::{
     closed_receiver,
 };
 use crate::key::StreamId;
+
+mod batch;
 
 /// The `LISTEN`/`NOTIFY` channel on which appends are published.
 pub const NOTIFY_CHANNEL: &str = "ludo_appended";
@@ -138,6 +144,8 @@ pub struct PgStore {
     /// Notices for other servers, to the publisher (see [`publish`]); none
     /// when this store does not notify.
     publish: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Appends that may share a transaction, to the batcher (see [`batch`]).
+    batches: tokio::sync::mpsc::UnboundedSender<batch::Queued>,
     /// Whether other servers' appends are being heard now.
     hearing: Arc<AtomicBool>,
     /// How often readers look while they are not (see [`PgOptions::poll`]).
@@ -149,6 +157,8 @@ pub struct PgStore {
 struct Counters {
     appends: AtomicU64,
     records: AtomicU64,
+    /// Transactions that carried appends (a batch's, or one append's).
+    transactions: AtomicU64,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -185,6 +195,7 @@ impl PgStore {
             .build()
             .map_err(|e| StoreError::Backend(format!("cannot start the PostgreSQL runtime: {e}")))?;
         let (publishing, published) = tokio::sync::mpsc::unbounded_channel();
+        let (batches, batched) = tokio::sync::mpsc::unbounded_channel();
         let store = PgStore {
             handle: runtime.handle().clone(),
             runtime: Some(runtime),
@@ -196,12 +207,14 @@ impl PgStore {
             counters: Arc::default(),
             instance: instance_id(),
             publish: options.listen.then_some(publishing),
+            batches,
             hearing: Arc::new(AtomicBool::new(false)),
             poll: options.poll,
         };
         if options.listen {
             store.handle.spawn(publish(store.db(), published));
         }
+        store.handle.spawn(batch::run(store.db(), store.settle(), batched));
         let pool = store.pool.clone();
         store.wait(async move { migrate(&pool).await })?;
         if let Some(notices) = store.notices.lock().unwrap_or_else(PoisonError::into_inner).clone()
@@ -238,6 +251,11 @@ impl PgStore {
 
     fn check_open(&self) -> Result<(), StoreError> {
         if self.closed.load(Ordering::Acquire) { Err(StoreError::Closed) } else { Ok(()) }
+    }
+
+    /// What answering an append does besides answering it.
+    fn settle(&self) -> batch::Settle {
+        batch::Settle { counters: Arc::clone(&self.counters), instance: self.instance, publish: self.publish.clone() }
     }
 
     /// A query's context: the pool, and where to record reachability.
@@ -355,7 +373,7 @@ async fn migrate(pool: &Pool) -> Result<(), StoreError> {
 
 /// One append, as one transaction: its result, or the stream's actual
 /// length when it is not at the expected one.
-async fn append(db: Db, request: AppendRequest) -> Result<Appended, StoreError> {
+async fn append(db: Db, request: &AppendRequest) -> Result<Appended, StoreError> {
     let next = request.next_after()?;
     let (expected, new_next) = (seq_in(request.expected_next)?, seq_in(next)?);
     let stream = request.stream.0.to_vec();
@@ -610,30 +628,15 @@ impl EventStore for PgStore {
             return PendingAppend::ready(Err(err));
         }
         let (reply, answer) = oneshot::channel();
-        let db = self.db();
         let notices = self.notices.lock().unwrap_or_else(PoisonError::into_inner).clone();
-        let counters = Arc::clone(&self.counters);
-        let instance = self.instance;
-        let publish = self.publish.clone();
-        self.handle.spawn(async move {
-            let result = append(db, request).await;
-            if let Ok(appended) = &result
-                && appended.next_seq > appended.first_seq
-            {
-                counters.appends.fetch_add(1, Ordering::Relaxed);
-                counters.records.fetch_add(appended.next_seq - appended.first_seq, Ordering::Relaxed);
-                if let Some(notices) = &notices {
-                    let _ = notices.send(appended.clone());
-                }
-                if let Some(publish) = &publish {
-                    let _ = publish.send(format!("{instance:016x}:{}:{}:{}", appended.stream, appended.first_seq, appended.next_seq));
-                }
-            }
-            // Let go of the channel before answering: once the store is
-            // closed and its appends answered, subscribers see it end.
-            drop(notices);
-            let _ = reply.send(result);
-        });
+        let queued = batch::Queued { request, reply, notices };
+        if batch::batchable(&queued.request) {
+            // The batcher answers it (it only stops once this store is dropped).
+            let _ = self.batches.send(queued);
+        } else {
+            let (db, settle) = (self.db(), self.settle());
+            self.handle.spawn(async move { settle.alone(db, queued).await });
+        }
         PendingAppend::from_receiver(answer)
     }
 
@@ -732,7 +735,7 @@ impl EventStore for PgStore {
             appends: counters.appends.load(Ordering::Relaxed),
             records: counters.records.load(Ordering::Relaxed),
             flushes: 0,
-            groups: 0,
+            groups: counters.transactions.load(Ordering::Relaxed),
         }
     }
 }
