@@ -456,6 +456,32 @@ mod suite {
         assert_eq!(store.stats().appends - before, u64::from(STREAMS));
     }
 
+    /// Reads in flight together each get their own records: a backend
+    /// that answers them in one query (PostgreSQL) must split its answer
+    /// right, ranges that hold nothing included.
+    pub async fn reads_in_flight_together_each_get_their_own(store: &dyn EventStore) {
+        for n in 0..12 {
+            let id = stream(n);
+            store.append(AppendRequest::create(id, records(id, 0, u64::from(n) + 1), None)).await.expect("create");
+        }
+        let mut asked = Vec::new();
+        for n in 0..12 {
+            let (id, len) = (stream(n), u64::from(n) + 1);
+            for (from, to) in
+                [(0, None), (len / 2, None), (1, Some(len)), (len, None), (3, Some(2)), (0, Some(1)), (len + 5, Some(len + 9))]
+            {
+                asked.push((id, from, to, len, store.read(id, from, to)));
+            }
+        }
+        // And a stream that does not exist.
+        asked.push((stream(99), 0, None, 0, store.read(stream(99), 0, None)));
+        for (id, from, to, len, pending) in asked {
+            let read: Vec<(u64, Vec<u8>)> = pending.await.expect("read").into_iter().map(|r| (r.seq, r.bytes)).collect();
+            let end = to.map_or(len, |to| to.min(len));
+            assert_eq!(read, expected(id, from, end.max(from)), "{id} {from}..{to:?}");
+        }
+    }
+
     pub async fn pending_appends_can_be_awaited(store: &dyn EventStore) {
         let id = stream(1);
         let created = store.append(AppendRequest::create(id, records(id, 0, 1), None)).await.expect("create");
@@ -535,6 +561,11 @@ macro_rules! conformance {
             async fn appends_in_flight_together_each_stand_alone() {
                 let Some(opened) = $open else { return };
                 suite::appends_in_flight_together_each_stand_alone(&*opened.store).await;
+            }
+            #[tokio::test]
+            async fn reads_in_flight_together_each_get_their_own() {
+                let Some(opened) = $open else { return };
+                suite::reads_in_flight_together_each_get_their_own(&*opened.store).await;
             }
             #[tokio::test]
             async fn pending_appends_can_be_awaited() {

@@ -24,7 +24,8 @@
 //!
 //! Appends to existing streams that are asked while another batch of them
 //! is being committed share the next statement, and so one transaction and
-//! one commit, each still standing or falling alone ([`batch`]).
+//! one commit, each still standing or falling alone ([`batch`]). Reads of
+//! records asked together share a statement too ([`batch::reads`]).
 //!
 //! # Notices
 //! A notice is sent to this process's subscribers after each commit, before
@@ -146,6 +147,8 @@ pub struct PgStore {
     publish: Option<tokio::sync::mpsc::UnboundedSender<String>>,
     /// Appends that may share a transaction, to the batcher (see [`batch`]).
     batches: tokio::sync::mpsc::UnboundedSender<batch::Queued>,
+    /// Reads of records, to their batcher (see [`batch::reads`]).
+    reads: tokio::sync::mpsc::UnboundedSender<batch::reads::Read>,
     /// Whether other servers' appends are being heard now.
     hearing: Arc<AtomicBool>,
     /// How often readers look while they are not (see [`PgOptions::poll`]).
@@ -196,6 +199,7 @@ impl PgStore {
             .map_err(|e| StoreError::Backend(format!("cannot start the PostgreSQL runtime: {e}")))?;
         let (publishing, published) = tokio::sync::mpsc::unbounded_channel();
         let (batches, batched) = tokio::sync::mpsc::unbounded_channel();
+        let (reads, read_queue) = tokio::sync::mpsc::unbounded_channel();
         let store = PgStore {
             handle: runtime.handle().clone(),
             runtime: Some(runtime),
@@ -208,6 +212,7 @@ impl PgStore {
             instance: instance_id(),
             publish: options.listen.then_some(publishing),
             batches,
+            reads,
             hearing: Arc::new(AtomicBool::new(false)),
             poll: options.poll,
         };
@@ -215,6 +220,7 @@ impl PgStore {
             store.handle.spawn(publish(store.db(), published));
         }
         store.handle.spawn(batch::run(store.db(), store.settle(), batched));
+        store.handle.spawn(batch::reads::run(store.db(), read_queue));
         let pool = store.pool.clone();
         store.wait(async move { migrate(&pool).await })?;
         if let Some(notices) = store.notices.lock().unwrap_or_else(PoisonError::into_inner).clone()
@@ -571,12 +577,15 @@ fn parse_notice(payload: &str) -> Option<Appended> {
     (first_seq < next_seq).then_some(Appended { stream, first_seq, next_seq })
 }
 
-async fn read(db: Db, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+/// A read's range in PostgreSQL's integers; `None` when it holds nothing.
+fn range(from: u64, to: Option<u64>) -> Option<(i64, i64)> {
     let to = to.map_or(i64::MAX, |to| i64::try_from(to).unwrap_or(i64::MAX));
-    let Ok(from) = i64::try_from(from) else { return Ok(Vec::new()) };
-    if from >= to {
-        return Ok(Vec::new());
-    }
+    let from = i64::try_from(from).ok()?;
+    (from < to).then_some((from, to))
+}
+
+/// Records `from..to` of `stream`, alone in a statement.
+async fn read(db: Db, stream: StreamId, from: i64, to: i64) -> Result<Vec<StoredRecord>, StoreError> {
     let client = db.client().await?;
     let statement = client
         .prepare_cached("SELECT seq, bytes FROM ludo_records WHERE stream = $1 AND seq >= $2 AND seq < $3 ORDER BY seq")
@@ -644,12 +653,19 @@ impl EventStore for PgStore {
         if let Err(err) = self.check_open() {
             return Box::pin(std::future::ready(Err(err)));
         }
-        self.spawn(read(self.db(), stream, from, to))
+        let Some((from, to)) = range(from, to) else { return Box::pin(std::future::ready(Ok(Vec::new()))) };
+        // To the read batcher (see `batch::reads`).
+        let (reply, answer) = oneshot::channel();
+        let _ = self.reads.send(batch::reads::Read { stream, from, to, reply });
+        Box::pin(async move { answer.await.unwrap_or_else(|_| Err(StoreError::Backend("the PostgreSQL runtime stopped".into()))) })
     }
 
     fn read_blocking(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
         self.check_open()?;
-        self.wait(read(self.db(), stream, from, to))
+        match range(from, to) {
+            Some((from, to)) => self.wait(read(self.db(), stream, from, to)),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
