@@ -614,8 +614,10 @@ mod postgres_batches {
         assert_eq!(after.appends - before.appends, 64);
         let transactions = after.groups - before.groups;
         // Asked faster than one round trip: the first may go alone (the
-        // batcher wakes for it), the rest share.
-        assert!(transactions <= 8, "64 appends asked together took {transactions} transactions");
+        // batcher wakes for it), the rest share (with slack for a test
+        // thread descheduled on a busy machine: one transaction each would
+        // be 64).
+        assert!(transactions <= 16, "64 appends asked together took {transactions} transactions");
     }
 
     #[test]
