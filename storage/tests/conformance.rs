@@ -621,6 +621,27 @@ mod postgres_batches {
     }
 
     #[test]
+    fn an_append_beyond_bigint_is_refused_alone_not_with_its_batch() {
+        let Some((_cluster, store)) = open("batches_bigint") else { return };
+        create_streams(&store, 16);
+        let beyond = u64::try_from(i64::MAX).expect("fits") + 1;
+        let pending: Vec<_> = (0..16)
+            .map(|n| {
+                let expected = if n == 7 { beyond } else { 1 };
+                (n, store.append(AppendRequest::at(stream(n), expected, records(stream(n), 1, 2))))
+            })
+            .collect();
+        for (n, p) in pending {
+            let answer = p.wait();
+            if n == 7 {
+                assert!(matches!(answer, Err(StoreError::Invalid(_))), "{answer:?}");
+            } else {
+                assert_eq!(answer.map(|a| a.next_seq), Ok(2), "stream {n} is not refused with stream 7");
+            }
+        }
+    }
+
+    #[test]
     fn a_batch_the_database_refuses_whole_is_tried_append_by_append() {
         let Some((cluster, store)) = open("batches_refused") else { return };
         create_streams(&store, 16);

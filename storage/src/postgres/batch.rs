@@ -118,9 +118,11 @@ impl Settle {
 }
 
 /// Whether `request` can share a batch: an append to an existing stream
-/// that adds records (a creation, or a summary alone, goes alone).
+/// that adds records (a creation, or a summary alone, goes alone), whose
+/// seqs PostgreSQL's `bigint` holds (one that does not is refused alone,
+/// not with the batch it would have joined).
 pub(super) fn batchable(request: &AppendRequest) -> bool {
-    request.expected_next > 0 && !request.records.is_empty()
+    request.expected_next > 0 && !request.records.is_empty() && request.next_after().is_ok_and(|next| seq_in(next).is_ok())
 }
 
 /// The batcher: forms batches from `queue` and runs them, one at a time,
