@@ -167,13 +167,18 @@ async fn commit(db: &Db, settle: &Settle, mut batch: Vec<Queued>) {
     match append_many(db, &batch).await {
         Ok(moved) => {
             settle.transacted();
-            for queued in batch {
+            // The committed first; then the conflicts, whose answers need
+            // a query each (a rare case: two servers racing on a game).
+            let (committed, conflicting): (Vec<Queued>, Vec<Queued>) =
+                batch.into_iter().partition(|queued| moved.contains(&queued.request.stream));
+            for queued in committed {
                 let request = &queued.request;
-                let result = if moved.contains(&request.stream) {
-                    request.next_after().map(|next_seq| Appended { stream: request.stream, first_seq: request.expected_next, next_seq })
-                } else {
-                    conflict(db, request).await
-                };
+                let result =
+                    request.next_after().map(|next_seq| Appended { stream: request.stream, first_seq: request.expected_next, next_seq });
+                settle.answer(queued, result);
+            }
+            for queued in conflicting {
+                let result = conflict(db, &queued.request).await;
                 settle.answer(queued, result);
             }
         }
