@@ -384,6 +384,17 @@ proptest! {
             bytes = mutate(&bytes, m);
         }
         let (new, old) = (Record::from_bytes(&bytes), OldRecord::from_bytes(&bytes));
+        if let Ok(read) = &new
+            && read.format != FORMAT
+        {
+            // A flipped bit in the format's digit can make it an older
+            // format's record with the same members (a `seat_bot` record is
+            // the same in formats 2 and 3), which the reader upcasts, as the
+            // old one did; the model above reads only this version's format.
+            prop_assert!((OLDEST_FORMAT..FORMAT).contains(&read.format));
+            prop_assert_eq!(read.bytes(), &bytes[..]);
+            return Ok(());
+        }
         prop_assert_eq!(new.is_ok(), old.is_ok(), "{}\nnew: {:?}\nold: {:?}", String::from_utf8_lossy(&bytes), new.as_ref().err(), old.as_ref().err());
         if let (Ok(new), Ok(old)) = (new, old) {
             prop_assert!(same_content(&new, &old));
