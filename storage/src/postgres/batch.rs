@@ -39,7 +39,7 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_postgres::types::ToSql;
 
-use super::{Counters, Db, append, backend, next_seq, seq_in};
+use super::{Counters, Db, append, backend, conflict, seq_in};
 use crate::contract::{AppendRequest, Appended, StoreError};
 use crate::key::StreamId;
 
@@ -178,8 +178,11 @@ async fn commit(db: &Db, settle: &Settle, mut batch: Vec<Queued>) {
                 settle.answer(queued, result);
             }
             for queued in conflicting {
-                let result = conflict(db, &queued.request).await;
-                settle.answer(queued, result);
+                let refusal = match db.client().await {
+                    Ok(client) => conflict(&client, &queued.request).await,
+                    Err(err) => err,
+                };
+                settle.answer(queued, Err(refusal));
             }
         }
         Err(Failed::Alone) => {
@@ -244,12 +247,6 @@ async fn append_many(db: &Db, batch: &[Queued]) -> Result<HashSet<StreamId>, Fai
         }
         Err(err) => Err(Failed::All(backend(&err))),
     }
-}
-
-/// The answer to an append whose stream was not at its expected length.
-async fn conflict(db: &Db, request: &AppendRequest) -> Result<Appended, StoreError> {
-    let actual_next = next_seq(db.clone(), request.stream).await?;
-    Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next })
 }
 
 /// Reads of records, asked together, share a statement too.
@@ -327,8 +324,8 @@ pub(super) mod reads {
             return;
         }
         match read_many(db, &batch).await {
-            Ok(mut found) => {
-                for (read, records) in batch.into_iter().zip(found.drain(..)) {
+            Ok(found) => {
+                for (read, records) in batch.into_iter().zip(found) {
                     let _ = read.reply.send(Ok(records));
                 }
             }

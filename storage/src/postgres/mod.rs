@@ -153,12 +153,9 @@ pub struct PgStore {
     unavailable: Arc<Mutex<Option<String>>>,
     /// Whether a reachability probe is under way (see `health`).
     probing: Arc<AtomicBool>,
-    counters: Arc<Counters>,
-    /// This store's mark on the notices it publishes, to know its own.
-    instance: u64,
-    /// Notices for other servers, to the publisher (see [`publish`]); none
-    /// when this store does not notify.
-    publish: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// What answering an append does besides answering it: its counters,
+    /// this store's mark on the notices it publishes, and the publisher.
+    settle: batch::Settle,
     /// Appends that may share a transaction, to the batcher (see [`batch`]).
     batches: tokio::sync::mpsc::UnboundedSender<batch::Queued>,
     /// Reads of records, to their batcher (see [`batch::reads`]).
@@ -222,9 +219,7 @@ impl PgStore {
             closed: AtomicBool::new(false),
             unavailable: Arc::new(Mutex::new(None)),
             probing: Arc::new(AtomicBool::new(false)),
-            counters: Arc::default(),
-            instance: instance_id(),
-            publish: options.listen.then_some(publishing),
+            settle: batch::Settle { counters: Arc::default(), instance: instance_id(), publish: options.listen.then_some(publishing) },
             batches,
             reads,
             hearing: Arc::new(AtomicBool::new(false)),
@@ -233,7 +228,7 @@ impl PgStore {
         if options.listen {
             store.handle.spawn(publish(store.db(), published));
         }
-        store.handle.spawn(batch::run(store.db(), store.settle(), batched));
+        store.handle.spawn(batch::run(store.db(), store.settle.clone(), batched));
         store.handle.spawn(batch::reads::run(store.db(), read_queue));
         let pool = store.pool.clone();
         store.wait(async move { migrate(&pool).await })?;
@@ -244,7 +239,7 @@ impl PgStore {
             // LISTEN, so that appends other servers make from now on are
             // heard. If it fails, the listener keeps trying on its own.
             let (listening, first) = oneshot::channel();
-            let hearing = Hearing { instance: store.instance, notices: notices.downgrade(), now: Arc::clone(&store.hearing) };
+            let hearing = Hearing { instance: store.settle.instance, notices: notices.downgrade(), now: Arc::clone(&store.hearing) };
             store.handle.spawn(listen(listener_config, tls, hearing, listening));
             store.wait(async move {
                 let _ = tokio::time::timeout(CONNECT_TIMEOUT, first).await;
@@ -271,11 +266,6 @@ impl PgStore {
 
     fn check_open(&self) -> Result<(), StoreError> {
         if self.closed.load(Ordering::Acquire) { Err(StoreError::Closed) } else { Ok(()) }
-    }
-
-    /// What answering an append does besides answering it.
-    fn settle(&self) -> batch::Settle {
-        batch::Settle { counters: Arc::clone(&self.counters), instance: self.instance, publish: self.publish.clone() }
     }
 
     /// A query's context: the pool, and where to record reachability.
@@ -414,12 +404,25 @@ async fn append(db: Db, request: &AppendRequest) -> Result<Appended, StoreError>
         Err(err) => return Err(backend(&err)),
     };
     if moved == 0 {
-        let statement = client.prepare_cached(NEXT_SEQ).await.map_err(|e| backend(&e))?;
-        let actual = client.query_opt(&statement, &[&stream]).await.map_err(|e| backend(&e))?;
-        let actual_next = actual.map_or(Ok(0), |row| seq_out(row.get(0)))?;
-        return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next });
+        return Err(conflict(&client, request).await);
     }
     Ok(Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next })
+}
+
+/// The refusal of `request`, whose stream was not at its expected length:
+/// a conflict with the length committed (0: no such stream).
+async fn conflict(client: &deadpool_postgres::Object, request: &AppendRequest) -> StoreError {
+    match length(client, request.stream).await {
+        Ok(actual_next) => StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next },
+        Err(err) => err,
+    }
+}
+
+/// A stream's committed length (0: no such stream).
+async fn length(client: &deadpool_postgres::Object, stream: StreamId) -> Result<u64, StoreError> {
+    let statement = client.prepare_cached(NEXT_SEQ).await.map_err(|e| backend(&e))?;
+    let row = client.query_opt(&statement, &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
+    row.map_or(Ok(0), |row| seq_out(row.get(0)))
 }
 
 /// A creating append: the stream's row, then its records (as many rows as
@@ -579,7 +582,7 @@ fn stream_from_hex(text: &str) -> Option<StreamId> {
     Some(StreamId(id))
 }
 
-/// `instance:stream:first:next` as published by [`append`].
+/// `instance:stream:first:next` as published by [`batch::Settle::answer`].
 fn parse_notice(payload: &str) -> Option<Appended> {
     let mut parts = payload.split(':');
     let (_instance, stream, first, next) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
@@ -639,10 +642,7 @@ async fn sealed(db: Db, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>
 }
 
 async fn next_seq(db: Db, stream: StreamId) -> Result<u64, StoreError> {
-    let client = db.client().await?;
-    let statement = client.prepare_cached(NEXT_SEQ).await.map_err(|e| backend(&e))?;
-    let row = client.query_opt(&statement, &[&stream.0.as_slice()]).await.map_err(|e| backend(&e))?;
-    row.map_or(Ok(0), |row| seq_out(row.get(0)))
+    length(&db.client().await?, stream).await
 }
 
 impl EventStore for PgStore {
@@ -657,7 +657,7 @@ impl EventStore for PgStore {
             // The batcher answers it (it only stops once this store is dropped).
             let _ = self.batches.send(queued);
         } else {
-            let (db, settle) = (self.db(), self.settle());
+            let (db, settle) = (self.db(), self.settle.clone());
             self.handle.spawn(async move { settle.alone(db, queued).await });
         }
         PendingAppend::from_receiver(answer)
@@ -760,7 +760,7 @@ impl EventStore for PgStore {
     }
 
     fn stats(&self) -> StoreStats {
-        let counters = &self.counters;
+        let counters = &self.settle.counters;
         StoreStats {
             appends: counters.appends.load(Ordering::Relaxed),
             records: counters.records.load(Ordering::Relaxed),
