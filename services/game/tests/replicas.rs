@@ -265,6 +265,54 @@ async fn a_replica_behind_takes_a_move_made_for_the_latest_version() {
     assert!(matches!(stale, Err(ServiceError::VersionConflict { expected: 3, current: 4 })), "{stale:?}");
 }
 
+/// A record that does not replay stops a replica catching up at it (the
+/// log is corrupt) and leaves its cached game as it was, the records before
+/// it included: once the record is repaired, the replica catches up and
+/// tells the log exactly as the replica that wrote it does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_that_does_not_replay_leaves_the_replica_behind_as_it_was() {
+    let Some(r) = replicas() else { return };
+    let game = create(&r.a, "cardinal", 2).await;
+    let id = gid(&game);
+    let play = |turn| {
+        let (a, game, id) = (&r.a, &game, &id);
+        async move {
+            let (token, submission) = next(a, game, turn).await.expect("a move");
+            a.submit(id, Some(&token), submission).await.expect("accepted on A");
+        }
+    };
+    play(0).await;
+    // B caches the game at version 1 and keeps its history (a replay at
+    // an older version needs it).
+    assert_eq!(r.b.replay_at(&id, None, 0).await.expect("a replay on B").version, 0);
+    play(1).await;
+    play(2).await;
+    // Record 3 spoiled in the database, as a bad disk or a hand would: a
+    // copy of record 2, which reads as a record but does not follow on.
+    r.cluster.psql("replicas", "CREATE TABLE kept AS SELECT * FROM ludo_records WHERE seq = 3");
+    r.cluster.psql("replicas", "UPDATE ludo_records SET bytes = (SELECT bytes FROM ludo_records WHERE seq = 2) WHERE seq = 3");
+    // B applies record 2, then refuses record 3; twice.
+    for _ in 0..2 {
+        let read = r.b.replay_at(&id, None, 0).await;
+        assert!(matches!(read, Err(ServiceError::CorruptLog { seq: 3, .. })), "{read:?}");
+    }
+    r.cluster.psql("replicas", "UPDATE ludo_records r SET bytes = k.bytes FROM kept k WHERE r.stream = k.stream AND r.seq = k.seq");
+    for at in 0..=3 {
+        let on_b = r.b.replay_at(&id, None, at).await.expect("a replay on B once repaired");
+        let on_a = r.a.replay_at(&id, None, at).await.expect("a replay on A");
+        assert_eq!(serde_json::to_value(&on_b).unwrap(), serde_json::to_value(&on_a).unwrap(), "at {at}");
+    }
+    // A seat's page is told from the kept unredacted effects, record by record.
+    let seat = Some(game.seats[0].token.as_str());
+    let on_b = r.b.events(&id, seat, 0, 100).await.expect("events on B");
+    let on_a = r.a.events(&id, seat, 0, 100).await.expect("events on A");
+    assert_eq!(on_b.events.len(), 4);
+    assert_eq!(serde_json::to_value(&on_b).unwrap(), serde_json::to_value(&on_a).unwrap());
+    let on_b = r.b.steps(&id, seat, 0, 100).await.expect("steps on B");
+    let on_a = r.a.steps(&id, seat, 0, 100).await.expect("steps on A");
+    assert_eq!(serde_json::to_value(&on_b).unwrap(), serde_json::to_value(&on_a).unwrap());
+}
+
 /// Both replicas watch a game's clock (each loaded it) and both fire when
 /// a seat's time runs out: the store's version check lets exactly one
 /// timeout record in, and the other replica's is dropped.

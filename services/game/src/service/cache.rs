@@ -151,30 +151,51 @@ impl GameService {
         if records.is_empty() {
             return Ok(slot);
         }
-        let (mut game, mut version, mut last_hash) = (current.game.clone(), current.version, writer.last_hash);
-        let mut table = Table::clone(&current.table);
-        let mut scratch = Vec::new();
-        for record in &records {
-            let step = crate::replay::apply_next(&mut game, (version, &last_hash), &mut table, record, &mut scratch)
-                .map_err(|e| corrupt(&slot.meta.id, e))?;
-            if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
-                writer.request_ids.insert(id.clone(), record.seq);
-            }
-            if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-                // Seat records change the table; in a game with a clock, every record does.
-                let changed = matches!(step.applied, Applied::Table) || table.clocks().is_some();
-                let seated = changed.then(|| Arc::new(table.clone()));
-                history.push(step.applied, step.effects, &game, seated);
-            }
-            version += 1;
-            last_hash = step.hash;
-        }
-        writer.last_hash = last_hash;
-        tracing::debug!(game = %slot.meta.id, from = current.version, to = version, "caught up with the store");
-        let now = Arc::new(Current::new(version, game, Arc::new(table)));
-        *slot.current.write().expect("current lock") = Arc::clone(&now);
+        let now = apply_newer(&slot, &mut writer, &current, &records).map_err(|e| corrupt(&slot.meta.id, e))?;
+        tracing::debug!(game = %slot.meta.id, from = current.version, to = now.version, "caught up with the store");
         drop(writer);
         self.wake_clock(stream, &now);
         Ok(slot)
     }
+}
+
+/// Applies `records`, the ones after `current`, to the cached game as
+/// replay applies them (request ids and history included), under its
+/// writer lock (`writer`), and answers the game after them. On an error
+/// the cache is as it was.
+fn apply_newer(slot: &Slot, writer: &mut Writer, current: &Current, records: &[Record]) -> Result<Arc<Current>, ReplayError> {
+    let (mut game, mut version, mut last_hash) = (current.game.clone(), current.version, writer.last_hash);
+    let mut table = Table::clone(&current.table);
+    let mut scratch = Vec::new();
+    let mut request_ids = Vec::new();
+    let mut history = slot.history.write().expect("history lock");
+    let kept = history.as_ref().map(super::history::History::len);
+    for record in records {
+        let step = match crate::replay::apply_next(&mut game, (version, &last_hash), &mut table, record, &mut scratch) {
+            Ok(step) => step,
+            Err(err) => {
+                if let (Some(history), Some(kept)) = (history.as_mut(), kept) {
+                    history.truncate(kept);
+                }
+                return Err(err);
+            }
+        };
+        if let RecordBody::Move(MoveRecord { request_id: Some(id), .. }) = &record.body {
+            request_ids.push((id.clone(), record.seq));
+        }
+        if let Some(history) = history.as_mut() {
+            // Seat records change the table; in a game with a clock, every record does.
+            let changed = matches!(step.applied, Applied::Table) || table.clocks().is_some();
+            let seated = changed.then(|| Arc::new(table.clone()));
+            history.push(step.applied, step.effects, &game, seated);
+        }
+        version += 1;
+        last_hash = step.hash;
+    }
+    drop(history);
+    writer.request_ids.extend(request_ids);
+    writer.last_hash = last_hash;
+    let now = Arc::new(Current::new(version, game, Arc::new(table)));
+    *slot.current.write().expect("current lock") = Arc::clone(&now);
+    Ok(now)
 }

@@ -71,6 +71,15 @@ impl History {
         self.entries.len() as u64
     }
 
+    /// Forgets the records from `len` on (what a catch-up that failed
+    /// part-way had kept).
+    pub(super) fn truncate(&mut self, len: u64) {
+        let len = usize::try_from(len).unwrap_or(usize::MAX).max(1);
+        self.entries.truncate(len);
+        self.snapshots.truncate((len - 1) / SNAPSHOT_EVERY as usize + 1);
+        self.tables.retain(|(seq, _)| *seq < len as u64);
+    }
+
     /// Keeps the next record, which did `applied` and `effects` and left
     /// the game as `after`, and (a seat record) the table as `table`.
     pub(super) fn push(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame, table: Option<Arc<Table>>) {
@@ -153,15 +162,21 @@ mod tests {
                 seed_commitment: String::new(),
             };
             let table = Arc::new(Table::new(&created, kind.sides(kind.min_players)));
-            let mut history = History::new(&game, new.effects.clone(), table);
+            let mut history = History::new(&game, new.effects.clone(), Arc::clone(&table));
             let mut states = vec![game.clone()];
             let mut effects = vec![new.effects];
+            let mut moves = Vec::new();
+            // A table of its own after every tenth record, as seat records would leave.
+            let mut tables = vec![Some(table)];
             for i in 0..(3 * SNAPSHOT_EVERY + 5) as usize {
                 let Some(&seat) = game.status().to_move().first() else { break };
                 let legal = game.legal_moves(seat);
                 let mv = legal[(i * 7 + 3) % legal.len()].clone();
                 let did = game.apply(seat, &mv).expect("a legal move applies");
-                history.push(Applied::Move { seat, mv }, did.clone(), &game, None);
+                let seated = (i % 10 == 9).then(|| Arc::new(Table::clone(&tables[0].clone().expect("the first"))));
+                history.push(Applied::Move { seat, mv: mv.clone() }, did.clone(), &game, seated.clone());
+                tables.push(seated);
+                moves.push((seat, mv));
                 states.push(game.clone());
                 effects.push(did);
             }
@@ -172,6 +187,39 @@ mod tests {
             }
             assert!(history.game_at(history.len()).is_err(), "past the end");
             assert!(history.effects(history.len()).is_empty());
+            let table_at =
+                |tables: &[Option<Arc<Table>>], at: u64| tables[..=at as usize].iter().rev().flatten().next().cloned().expect("the first");
+            for at in 0..history.len() {
+                assert!(Arc::ptr_eq(&history.table_at(at), &table_at(&tables, at)), "{} table at {at}", kind.id);
+            }
+
+            // Truncated (a catch-up that failed part-way), it is the history
+            // of the records it keeps, and grows again from there.
+            let len = history.len();
+            for cut in [len - 1, 2 * SNAPSHOT_EVERY + 1, SNAPSHOT_EVERY + 1, SNAPSHOT_EVERY, 2, 1].into_iter().filter(|&cut| cut < len) {
+                history.truncate(cut);
+                assert_eq!(history.len(), cut, "{} cut at {cut}", kind.id);
+                assert!(history.game_at(cut).is_err(), "{} past the cut {cut}", kind.id);
+                for at in 0..cut {
+                    assert_eq!(history.game_at(at).as_ref(), Ok(&states[at as usize]), "{} at {at} after a cut at {cut}", kind.id);
+                }
+                for at in cut..len {
+                    let (seat, mv) = moves[at as usize - 1].clone();
+                    // A table made again: the one kept before the cut must not be found.
+                    tables[at as usize] = tables[at as usize].as_deref().map(|table| Arc::new(table.clone()));
+                    let (effects, table) = (effects[at as usize].clone(), tables[at as usize].clone());
+                    history.push(Applied::Move { seat, mv }, effects, &states[at as usize], table);
+                }
+                for (at, state) in states.iter().enumerate() {
+                    assert_eq!(history.game_at(at as u64).as_ref(), Ok(state), "{} at {at} after a cut at {cut}, grown again", kind.id);
+                    assert_eq!(history.effects(at as u64), effects[at].as_slice());
+                    assert!(
+                        Arc::ptr_eq(&history.table_at(at as u64), &table_at(&tables, at as u64)),
+                        "{} table at {at} after a cut at {cut}",
+                        kind.id
+                    );
+                }
+            }
         }
         // A short game (two-seat Cardinal) may end before its second snapshot; the others go past it.
         assert!(across_snapshots >= 2, "only {across_snapshots} kinds were played past two snapshots");
