@@ -58,6 +58,18 @@ pub enum Answers {
     Minimal,
 }
 
+/// Which replica each move of a game goes to, with several replicas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routing {
+    /// Each move to the next replica in turn, as a load balancer without
+    /// stickiness would send them: every move lands on a replica that did
+    /// not make the one before (the worst case for a replica's cache).
+    Alternating,
+    /// Every move of a game to the replica it was created on, as a load
+    /// balancer routing by game would send them.
+    ByGame,
+}
+
 /// One move, ready for either transport.
 struct PlannedMove {
     seat: usize,
@@ -178,10 +190,10 @@ pub async fn rest_and_grpc(
     answers: Answers,
 ) -> Result<(MoveRun, MoveRun), String> {
     let half = seconds / 2;
-    let rest_first = rest_part(&[server], playouts, clients, half, answers).await?;
+    let rest_first = rest_part(&[server], Routing::ByGame, playouts, clients, half, answers).await?;
     let grpc_first = grpc_part(server, playouts, clients, half, answers).await?;
     let grpc_second = grpc_part(server, playouts, clients, half, answers).await?;
-    let rest_second = rest_part(&[server], playouts, clients, half, answers).await?;
+    let rest_second = rest_part(&[server], Routing::ByGame, playouts, clients, half, answers).await?;
     Ok((summarize(clients, vec![rest_first, rest_second]), summarize(clients, vec![grpc_first, grpc_second])))
 }
 
@@ -223,29 +235,30 @@ pub async fn rest(
     seconds: Duration,
     answers: Answers,
 ) -> Result<MoveRun, String> {
-    rest_on(&[server], playouts, clients, seconds, answers).await
+    rest_on(&[server], Routing::ByGame, playouts, clients, seconds, answers).await
 }
 
-/// [`rest`] against several replicas of one store, as a load balancer
-/// without stickiness would send it: each client creates its games on one
-/// replica and sends each move to the next replica in turn. The CPU figure
-/// is the replicas' total.
+/// [`rest`] against several replicas of one store: each client creates its
+/// games on one replica, and sends their moves as `routing` says. The CPU
+/// figure is the replicas' total.
 ///
 /// # Errors
 /// As [`rest`].
 pub async fn rest_on(
     servers: &[&Server],
+    routing: Routing,
     playouts: &[Arc<Playout>],
     clients: usize,
     seconds: Duration,
     answers: Answers,
 ) -> Result<MoveRun, String> {
-    Ok(summarize(clients, vec![rest_part(servers, playouts, clients, seconds, answers).await?]))
+    Ok(summarize(clients, vec![rest_part(servers, routing, playouts, clients, seconds, answers).await?]))
 }
 
 /// [`rest_on`], its figures not yet summed up.
 async fn rest_part(
     servers: &[&Server],
+    routing: Routing,
     playouts: &[Arc<Playout>],
     clients: usize,
     seconds: Duration,
@@ -289,8 +302,12 @@ async fn rest_part(
                         break 'games;
                     }
                     sent_moves += 1;
+                    let to = match routing {
+                        Routing::Alternating => client + sent_moves,
+                        Routing::ByGame => client,
+                    };
                     let mut request = http
-                        .post(&urls[(client + sent_moves) % urls.len()])
+                        .post(&urls[to % urls.len()])
                         .header("authorization", &tokens[planned.seat])
                         .header("content-type", "application/json")
                         .body(planned.rest_body.clone());

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::moves::{self, Answers, MoveRun, Playout};
+use crate::moves::{self, Answers, MoveRun, Playout, Routing};
 use crate::server::{ProcStat, Server, checked, ticks};
 
 /// What one concurrency measured.
@@ -45,14 +45,18 @@ pub struct ReplicaRow {
     pub one_replica: MoveRun,
     /// REST, two replicas on PostgreSQL, moves alternating.
     pub two_replicas: MoveRun,
+    /// REST, two replicas on PostgreSQL, each game's moves on one.
+    pub two_by_game: MoveRun,
     /// REST, one server on sled.
     pub sled: MoveRun,
     /// PostgreSQL's CPU per raw INSERT+COMMIT, µs.
     pub raw_pg_cpu_us_per_insert: f64,
     /// PostgreSQL's CPU per move with one replica, µs.
     pub one_replica_pg_cpu_us_per_move: f64,
-    /// PostgreSQL's CPU per move with two replicas, µs.
+    /// PostgreSQL's CPU per move with two replicas, moves alternating, µs.
     pub two_replicas_pg_cpu_us_per_move: f64,
+    /// PostgreSQL's CPU per move with two replicas, by game, µs.
+    pub two_by_game_pg_cpu_us_per_move: f64,
 }
 
 /// Stream latency across replicas.
@@ -88,7 +92,7 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
     for (i, &n) in concurrency.iter().enumerate() {
         // A database per concurrency: every phase starts on empty tables.
         let url = cluster.new_database(&format!("bench{i}"));
-        eprintln!("ludo-bench: postgres: N={n}: raw INSERT+COMMIT, one replica, two replicas, sled");
+        eprintln!("ludo-bench: postgres: N={n}: raw INSERT+COMMIT, one replica, two replicas (moves alternating, then by game), sled");
         let postmaster = cluster.postmaster_pid();
         let (raw, raw_pg_cpu_us_per_insert) = with_pg_cpu(postmaster, raw_inserts(&url, n, seconds), |raw| raw.inserts).await?;
         let raw_inserts_per_s = raw.inserts_per_s;
@@ -103,7 +107,11 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
         };
         let (two_replicas, two_replicas_pg_cpu_us_per_move) = {
             let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
-            with_pg_cpu(postmaster, moves::rest_on(&[&a, &b], playouts, n, seconds, Answers::Full), moves_of).await?
+            with_pg_cpu(postmaster, moves::rest_on(&[&a, &b], Routing::Alternating, playouts, n, seconds, Answers::Full), moves_of).await?
+        };
+        let (two_by_game, two_by_game_pg_cpu_us_per_move) = {
+            let (a, b) = (Server::start_with(binary, &flags).await?, Server::start_with(binary, &flags).await?);
+            with_pg_cpu(postmaster, moves::rest_on(&[&a, &b], Routing::ByGame, playouts, n, seconds, Answers::Full), moves_of).await?
         };
         let sled = {
             let server = Server::start(binary).await?;
@@ -114,10 +122,12 @@ pub async fn measure(binary: &Path, playouts: &[Arc<Playout>], concurrency: &[us
             raw_inserts_per_s,
             one_replica,
             two_replicas,
+            two_by_game,
             sled,
             raw_pg_cpu_us_per_insert,
             one_replica_pg_cpu_us_per_move,
             two_replicas_pg_cpu_us_per_move,
+            two_by_game_pg_cpu_us_per_move,
         });
     }
     let url = cluster.new_database("propagation");
@@ -273,39 +283,38 @@ async fn json_of(request: reqwest::RequestBuilder, what: &str) -> Result<Value, 
 #[must_use]
 pub fn table(suite: &ReplicaSuite, seconds: f64) -> String {
     let mut out = format!(
-        "durable moves on PostgreSQL: N concurrent Cardinal games over REST, {seconds} s per phase; raw = N connections doing single-row INSERT+COMMIT on the same cluster\n"
+        "durable moves on PostgreSQL: N concurrent Cardinal games over REST, {seconds} s per phase; raw = N connections doing single-row INSERT+COMMIT on the same cluster; two replicas with each move sent to the other (alternating: every move lands on the replica one move behind) or every move of a game to the replica that created it (by game)\n"
     );
-    out += "    N |    raw/s |  1 replica/s  x raw  p50 ms  p99 ms |  2 replicas/s  x raw  p50 ms  p99 ms |  sled/s  p50 ms  p99 ms\n";
+    out += "    N |    raw/s |  1 replica/s  x raw  p50 ms  p99 ms | 2, alternating/s  x raw  p50 ms  p99 ms | 2, by game/s  x raw  p50 ms  p99 ms |  sled/s  p50 ms  p99 ms\n";
     for r in &suite.rows {
         let x = |run: &MoveRun| run.moves_per_s / r.raw_inserts_per_s;
+        let cells =
+            |run: &MoveRun, width: usize| format!("{:>width$.0} {:>5.2}x {:>7.2} {:>7.2}", run.moves_per_s, x(run), run.p50_ms, run.p99_ms);
         out += &format!(
-            "{:>5} | {:>8.0} | {:>12.0} {:>5.2}x {:>7.2} {:>7.2} | {:>13.0} {:>5.2}x {:>7.2} {:>7.2} | {:>7.0} {:>7.2} {:>7.2}\n",
+            "{:>5} | {:>8.0} | {} | {} | {} | {:>7.0} {:>7.2} {:>7.2}\n",
             r.concurrency,
             r.raw_inserts_per_s,
-            r.one_replica.moves_per_s,
-            x(&r.one_replica),
-            r.one_replica.p50_ms,
-            r.one_replica.p99_ms,
-            r.two_replicas.moves_per_s,
-            x(&r.two_replicas),
-            r.two_replicas.p50_ms,
-            r.two_replicas.p99_ms,
+            cells(&r.one_replica, 12),
+            cells(&r.two_replicas, 16),
+            cells(&r.two_by_game, 12),
             r.sled.moves_per_s,
             r.sled.p50_ms,
             r.sled.p99_ms,
         );
     }
     out += "CPU per durable write, µs (PostgreSQL's processes and the servers, from /proc; the load driver's is not counted)\n";
-    out += "    N | PostgreSQL per raw INSERT | 1 replica: PostgreSQL  server | 2 replicas: PostgreSQL  servers\n";
+    out += "    N | PostgreSQL per raw INSERT | 1 replica: PostgreSQL  server | 2, alternating: PostgreSQL  servers | 2, by game: PostgreSQL  servers\n";
     for r in &suite.rows {
         out += &format!(
-            "{:>5} | {:>25.0} | {:>21.0} {:>7.0} | {:>22.0} {:>8.0}\n",
+            "{:>5} | {:>25.0} | {:>21.0} {:>7.0} | {:>26.0} {:>8.0} | {:>22.0} {:>8.0}\n",
             r.concurrency,
             r.raw_pg_cpu_us_per_insert,
             r.one_replica_pg_cpu_us_per_move,
             r.one_replica.server_cpu_us_per_move,
             r.two_replicas_pg_cpu_us_per_move,
             r.two_replicas.server_cpu_us_per_move,
+            r.two_by_game_pg_cpu_us_per_move,
+            r.two_by_game.server_cpu_us_per_move,
         );
     }
     let p = &suite.propagation;

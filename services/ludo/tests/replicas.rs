@@ -1,8 +1,9 @@
 //! Two `ludo serve` replicas on one PostgreSQL database behind a real nginx
 //! load balancer, driven over REST (HTTP/1.1, with a live SSE stream) and
 //! gRPC (HTTP/2, `grpc_pass`), with nginx alternating the requests between
-//! the replicas; and what the binary does when its database is missing or
-//! newer than it.
+//! the replicas; the shipped nginx config, which keeps each game on one
+//! replica; and what the binary does when its database is missing or newer
+//! than it.
 //!
 //! Needs PostgreSQL (see `storage/tests/common/postgres.rs`, shared here)
 //! and Debian's `nginx`: skips without them unless `LUDO_REQUIRE_POSTGRES=1`
@@ -42,30 +43,10 @@ fn nginx_binary() -> Option<PathBuf> {
 
 impl Balancer {
     fn start(replicas: &[&Server]) -> Option<Balancer> {
-        let Some(nginx) = nginx_binary() else {
-            assert!(std::env::var("LUDO_REQUIRE_NGINX").as_deref() != Ok("1"), "LUDO_REQUIRE_NGINX=1 but there is no nginx");
-            eprintln!("skipped: no nginx to balance the replicas (install Debian's `nginx` package to run this test)");
-            return None;
-        };
-        let dir = tempfile::tempdir().unwrap();
         let (rest_port, grpc_port) = (free_port(), free_port());
         let servers: String = replicas.iter().map(|r| format!("server {};", r.addr)).collect::<Vec<_>>().join(" ");
-        let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.trim_ascii() == b"0");
-        let d = dir.path().display();
-        let config = format!(
-            r#"{user}
-worker_processes 1;
-daemon off;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
-events {{ worker_connections 512; }}
-http {{
-    access_log off;
-    client_body_temp_path {d}/body;
-    proxy_temp_path {d}/proxy;
-    fastcgi_temp_path {d}/fastcgi;
-    uwsgi_temp_path {d}/uwsgi;
-    scgi_temp_path {d}/scgi;
+        let http = format!(
+            r#"
     upstream ludo {{ {servers} keepalive 16; }}
     upstream ludo_grpc {{ {servers} }}
     server {{
@@ -82,6 +63,60 @@ http {{
         listen 127.0.0.1:{grpc_port} http2;
         location / {{ grpc_pass grpc://ludo_grpc; }}
     }}
+"#
+        );
+        Balancer::launch(&http, rest_port, Some(grpc_port))
+    }
+
+    /// nginx with the shipped `deploy/nginx/ludo.conf`, rewritten as
+    /// `.ci/lint-deploy` does for nginx before 1.25.1: its port speaks
+    /// HTTP/1.1 only (no `http2 on`), so this balancer serves REST, not
+    /// gRPC; and its upstream is `replicas`.
+    fn shipped(replicas: &[&Server]) -> Option<Balancer> {
+        let shipped =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../deploy/nginx/ludo.conf")).expect("the shipped config");
+        let rest_port = free_port();
+        let servers: String = replicas.iter().map(|r| format!("server {};", r.addr)).collect::<Vec<_>>().join(" ");
+        let mut http = String::new();
+        for line in shipped.lines() {
+            let line = match line.trim() {
+                "http2 on;" => "",
+                "listen 8080;" => &format!("listen 127.0.0.1:{rest_port};"),
+                "server ludo:8080;" => &servers,
+                _ => line,
+            };
+            http.push_str(line);
+            http.push('\n');
+        }
+        assert!(http.contains(&servers) && http.contains(&format!(":{rest_port};")), "the shipped config's upstream and port were found");
+        Balancer::launch(&http, rest_port, None)
+    }
+
+    /// nginx with `http` as its `http {}` block, once it listens on its ports.
+    fn launch(http: &str, rest_port: u16, grpc_port: Option<u16>) -> Option<Balancer> {
+        let Some(nginx) = nginx_binary() else {
+            assert!(std::env::var("LUDO_REQUIRE_NGINX").as_deref() != Ok("1"), "LUDO_REQUIRE_NGINX=1 but there is no nginx");
+            eprintln!("skipped: no nginx to balance the replicas (install Debian's `nginx` package to run this test)");
+            return None;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.trim_ascii() == b"0");
+        let d = dir.path().display();
+        let config = format!(
+            r#"{user}
+worker_processes 1;
+daemon off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    access_log off;
+    client_body_temp_path {d}/body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+{http}
 }}
 "#,
             user = if root { "user root root;" } else { "" },
@@ -97,11 +132,15 @@ http {{
             .stderr(Stdio::null())
             .spawn()
             .expect("nginx starts");
-        let balancer =
-            Balancer { child, rest: format!("http://127.0.0.1:{rest_port}"), grpc: format!("http://127.0.0.1:{grpc_port}"), _dir: dir };
+        let balancer = Balancer {
+            child,
+            rest: format!("http://127.0.0.1:{rest_port}"),
+            grpc: grpc_port.map_or_else(String::new, |port| format!("http://127.0.0.1:{port}")),
+            _dir: dir,
+        };
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", rest_port)).is_err()
-            || std::net::TcpStream::connect(("127.0.0.1", grpc_port)).is_err()
+            || grpc_port.is_some_and(|port| std::net::TcpStream::connect(("127.0.0.1", port)).is_err())
         {
             assert!(
                 Instant::now() < deadline,
@@ -238,6 +277,67 @@ async fn two_replicas_behind_nginx_serve_rest_streams_and_grpc() {
     assert_eq!(state["version"], version);
     drop(lb);
     a.terminate();
+    b.terminate();
+}
+
+/// Plays `moves` moves of `game` through `base` (see [`play_one_more`]);
+/// answers the version reached.
+async fn play_moves(http: &reqwest::Client, base: &str, game: &Value, moves: usize) -> u64 {
+    for _ in 0..moves {
+        assert!(play_one_more(http, base, game).await, "game {}: a move through {base}", game["id"]);
+    }
+    let (_, state) = json_of(http.get(format!("{base}/v1/games/{}", game["id"].as_str().unwrap())).send().await.unwrap()).await;
+    state["version"].as_u64().unwrap()
+}
+
+/// The shipped nginx config sends every REST request that names a game to
+/// one replica (so that replica's cached game is never behind), spreads the
+/// games over both, and, once that replica is gone, sends its games to the
+/// other, which serves them and takes their moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_shipped_nginx_config_keeps_each_game_on_one_replica_until_it_dies() {
+    let Some(cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("by_game");
+    let dir = tempfile::tempdir().unwrap();
+    let (mut a, b) = (replica(&dir.path().join("a"), &url), replica(&dir.path().join("b"), &url));
+    let Some(lb) = Balancer::shipped(&[&a, &b]) else { return };
+    let http = reqwest::Client::new();
+    // Each replica's own appends (a move is one; the creation is counted before).
+    let appends = "ludo_store_appends_total";
+    let mut on = [Vec::new(), Vec::new()];
+    // Games until each replica has had two (a game lands on either as its id hashes).
+    for _ in 0..40 {
+        if on.iter().all(|games| games.len() >= 2) {
+            break;
+        }
+        let created = http.post(format!("{}/v1/games", lb.rest)).json(&json!({"kind": "cardinal", "players": ["A", "B"]})).send().await;
+        let (status, game) = json_of(created.unwrap()).await;
+        assert_eq!(status, 201, "{game}");
+        let before = [a.metric(appends).await, b.metric(appends).await];
+        assert_eq!(play_moves(&http, &lb.rest, &game, 6).await, 6);
+        let took = [a.metric(appends).await - before[0], b.metric(appends).await - before[1]];
+        assert!(took == [6.0, 0.0] || took == [0.0, 6.0], "game {}: moves taken by A and B {took:?}, not all by one", game["id"]);
+        on[usize::from(took[1] > 0.0)].push(game);
+    }
+    assert!(
+        on.iter().all(|games| games.len() >= 2),
+        "40 games, and a replica had fewer than two: {} on A, {} on B",
+        on[0].len(),
+        on[1].len()
+    );
+
+    // A dies: its games are served by B, through the same balancer.
+    a.child.kill().expect("kill -9 of replica A");
+    let _ = a.child.wait();
+    for game in &on[0] {
+        let id = game["id"].as_str().unwrap();
+        let (status, state) = json_of(http.get(format!("{}/v1/games/{id}", lb.rest)).send().await.unwrap()).await;
+        assert_eq!((status, state["version"].as_u64()), (200, Some(6)), "game {id} once A is gone: {state}");
+        let before = b.metric(appends).await;
+        assert!(play_one_more(&http, &lb.rest, game).await, "game {id}: a move once A is gone");
+        assert_eq!(b.metric(appends).await - before, 1.0, "game {id}: B took it");
+    }
+    drop(lb);
     b.terminate();
 }
 
