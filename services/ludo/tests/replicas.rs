@@ -41,10 +41,15 @@ fn nginx_binary() -> Option<PathBuf> {
     ["/usr/sbin/nginx", "/usr/bin/nginx"].into_iter().map(PathBuf::from).find(|p| p.exists())
 }
 
+/// An nginx upstream's `server` lines for `replicas`.
+fn upstream(replicas: &[&Server]) -> String {
+    replicas.iter().map(|r| format!("server {};", r.addr)).collect::<Vec<_>>().join(" ")
+}
+
 impl Balancer {
     fn start(replicas: &[&Server]) -> Option<Balancer> {
         let (rest_port, grpc_port) = (free_port(), free_port());
-        let servers: String = replicas.iter().map(|r| format!("server {};", r.addr)).collect::<Vec<_>>().join(" ");
+        let servers = upstream(replicas);
         let http = format!(
             r#"
     upstream ludo {{ {servers} keepalive 16; }}
@@ -76,7 +81,7 @@ impl Balancer {
         let shipped =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../deploy/nginx/ludo.conf")).expect("the shipped config");
         let rest_port = free_port();
-        let servers: String = replicas.iter().map(|r| format!("server {};", r.addr)).collect::<Vec<_>>().join(" ");
+        let servers = upstream(replicas);
         let mut http = String::new();
         for line in shipped.lines() {
             let line = match line.trim() {

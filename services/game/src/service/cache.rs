@@ -184,10 +184,7 @@ fn apply_newer(slot: &Slot, writer: &mut Writer, current: &Current, records: &[R
             request_ids.push((id.clone(), record.seq));
         }
         if let Some(history) = history.as_mut() {
-            // Seat records change the table; in a game with a clock, every record does.
-            let changed = matches!(step.applied, Applied::Table) || table.clocks().is_some();
-            let seated = changed.then(|| Arc::new(table.clone()));
-            history.push(step.applied, step.effects, &game, seated);
+            history.push_replayed(step.applied, step.effects, &game, &table);
         }
         version += 1;
         last_hash = step.hash;

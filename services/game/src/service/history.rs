@@ -53,10 +53,7 @@ impl History {
         let mut history = History::new(&replayer.game, effects, Arc::new(replayer.table.clone()));
         for record in &records[1..] {
             let (applied, effects) = replayer.step(record)?;
-            // Seat records change the table; in a game with a clock, every record does.
-            let changed = matches!(applied, Applied::Table) || replayer.table.clocks().is_some();
-            let table = changed.then(|| Arc::new(replayer.table.clone()));
-            history.push(applied, effects, &replayer.game, table);
+            history.push_replayed(applied, effects, &replayer.game, &replayer.table);
         }
         Ok(history)
     }
@@ -78,6 +75,14 @@ impl History {
         self.entries.truncate(len);
         self.snapshots.truncate((len - 1) / SNAPSHOT_EVERY as usize + 1);
         self.tables.retain(|(seq, _)| *seq < len as u64);
+    }
+
+    /// Keeps the next record as replay applied it, the table left as
+    /// `table`: the table is kept when the record changed it (a seat record;
+    /// in a game with a clock, every record).
+    pub(super) fn push_replayed(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame, table: &Table) {
+        let changed = matches!(applied, Applied::Table) || table.clocks().is_some();
+        self.push(applied, effects, after, changed.then(|| Arc::new(table.clone())));
     }
 
     /// Keeps the next record, which did `applied` and `effects` and left
@@ -173,7 +178,7 @@ mod tests {
                 let legal = game.legal_moves(seat);
                 let mv = legal[(i * 7 + 3) % legal.len()].clone();
                 let did = game.apply(seat, &mv).expect("a legal move applies");
-                let seated = (i % 10 == 9).then(|| Arc::new(Table::clone(&tables[0].clone().expect("the first"))));
+                let seated = (i % 10 == 9).then(|| Arc::new(Table::clone(tables[0].as_deref().expect("the first"))));
                 history.push(Applied::Move { seat, mv: mv.clone() }, did.clone(), &game, seated.clone());
                 tables.push(seated);
                 moves.push((seat, mv));
