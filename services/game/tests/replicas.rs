@@ -24,6 +24,7 @@ use serde_json::json;
 struct Replicas {
     a: GameService,
     b: GameService,
+    a_store: Arc<dyn EventStore>,
     b_store: Arc<dyn EventStore>,
     cluster: Cluster,
 }
@@ -38,8 +39,9 @@ fn replicas_with(options: &PgOptions) -> Option<Replicas> {
     let open = || -> Arc<dyn EventStore> { Arc::new(PgStore::connect(&url, options).expect("connect")) };
     let (a_store, b_store) = (open(), open());
     Some(Replicas {
-        a: GameService::new(a_store, Arc::new(SystemClock)),
+        a: GameService::new(Arc::clone(&a_store), Arc::new(SystemClock)),
         b: GameService::new(Arc::clone(&b_store), Arc::new(SystemClock)),
+        a_store,
         b_store,
         cluster,
     })
@@ -52,6 +54,19 @@ fn gid(game: &CreatedGame) -> GameId {
 async fn create(service: &GameService, kind: &str, players: usize) -> CreatedGame {
     let players: Vec<ludo_game::api::Player> = (0..players).map(|i| format!("P{i}").into()).collect();
     service.create(CreateGame::new(kind, players).with_options(json!({}))).await.expect("created")
+}
+
+/// Waits (up to 10 s) until `store` listens for notices, or has stopped,
+/// as told by its poll rate: slow while it listens, fast while it does not.
+/// A store's listener waits half a second before listening again, so a
+/// loop that looks every 5 ms sees it deaf.
+async fn until_listening(store: &Arc<dyn EventStore>, listening: bool) -> Result<(), tokio::time::error::Elapsed> {
+    let done = async {
+        while (store.poll_every() == Some(ludo_storage::POLL_WHILE_LISTENING)) != listening {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), done).await
 }
 
 /// The seat to move, its token and a legal move, as `service` sees the game.
@@ -204,18 +219,9 @@ async fn a_listening_store_polls_only_as_a_safety_net() {
     assert_eq!(r.b_store.poll_every(), Some(ludo_storage::POLL_WHILE_LISTENING), "listening once open");
     // Its listening connection cut, it polls at the fast rate until it listens again.
     r.cluster.psql("replicas", "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
-    let deaf = async {
-        while r.b_store.poll_every() != Some(PgOptions::default().poll) {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), deaf).await.expect("it knows it stopped hearing");
-    let listening = async {
-        while r.b_store.poll_every() != Some(ludo_storage::POLL_WHILE_LISTENING) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), listening).await.expect("and listens again by itself");
+    until_listening(&r.b_store, false).await.expect("it knows it stopped hearing");
+    assert_eq!(r.b_store.poll_every(), Some(PgOptions::default().poll), "and polls at the fast rate");
+    until_listening(&r.b_store, true).await.expect("and listens again by itself");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -225,10 +231,18 @@ async fn a_stream_keeps_following_across_a_lost_database_connection() {
     let ludo_game::Watch::Live(mut updates) = r.b.watch(&gid(&game), None, 1).await.expect("watch on B") else { panic!("a live game") };
     let mut expected = 1;
     for round in 0..3 {
+        // Both stores listen (again, after the round before: B's stream may
+        // have found that round's moves by polling before they did).
+        for (name, store) in [("A", &r.a_store), ("B", &r.b_store)] {
+            until_listening(store, true).await.unwrap_or_else(|_| panic!("round {round}: {name} listens"));
+        }
         // Every listening connection is cut: notices sent until the stores
         // listen again are lost, and the streams must not lose the moves.
         let cut = r.cluster.psql("replicas", "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'");
-        assert_ne!(cut.trim(), "0", "round {round}: a listening connection was cut");
+        assert_eq!(cut.trim(), "2", "round {round}: both listening connections were cut");
+        for (name, store) in [("A", &r.a_store), ("B", &r.b_store)] {
+            until_listening(store, false).await.unwrap_or_else(|_| panic!("round {round}: {name} knows it stopped hearing"));
+        }
         for turn in 0..4 {
             let Some((token, submission)) = next(&r.a, &game, round * 4 + turn).await else { break };
             r.a.submit(&gid(&game), Some(&token), submission).await.expect("accepted on A");
