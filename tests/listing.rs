@@ -83,8 +83,11 @@ async fn listing_reads_summaries_not_logs() {
 
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
-    assert_eq!(metric(&rest, "ludo_live_games").await, 0.0);
-    // A filter that matches nothing loads only the four games without a summary …
+    // The server's start-up sweep (for bot turns and clocks due) describes
+    // a game without a summary as the listing does, and may have begun.
+    assert!(metric(&rest, "ludo_live_games").await <= 4.0, "only games without a summary are loaded");
+    // A filter that matches nothing loads only the four games without a
+    // summary (of twelve) …
     assert_eq!(all_games(&rest, "&kind=battle13&state=finished").await, Vec::<Value>::new());
     assert_eq!(metric(&rest, "ludo_live_games").await, 4.0);
     assert_eq!(normalise(all_games(&rest, "").await), expected, "described from their logs, they list the same");
