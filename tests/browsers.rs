@@ -319,6 +319,10 @@ mod chromium {
         chromium: PathBuf,
         http: reqwest::Client,
         _turn: tokio::sync::MutexGuard<'static, ()>,
+        /// The driver's and its browsers' `TMPDIR`, removed after the driver
+        /// has stopped (fields drop after `Drop::drop`): Chromium leaves
+        /// directories behind in its temporary directory.
+        _tmp: tempfile::TempDir,
     }
 
     impl Driver {
@@ -338,10 +342,12 @@ mod chromium {
             };
             let turn = ONE_AT_A_TIME.lock().await;
             let http = reqwest::Client::new();
+            let tmp = tempfile::Builder::new().prefix("chromium-").tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
             for _ in 0..3 {
                 let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
                 let mut child = Command::new(&driver)
                     .arg(format!("--port={port}"))
+                    .env("TMPDIR", tmp.path())
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
@@ -354,7 +360,7 @@ mod chromium {
                         && let Ok(status) = answer.json::<Value>().await
                         && status["value"]["ready"] == true
                     {
-                        return Some(Driver { test, child, url, chromium, http, _turn: turn });
+                        return Some(Driver { test, child, url, chromium, http, _turn: turn, _tmp: tmp });
                     }
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }

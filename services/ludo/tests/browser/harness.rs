@@ -60,6 +60,10 @@ pub struct Driver {
 
 static DRIVER: OnceLock<Result<Driver, String>> = OnceLock::new();
 static DRIVER_PID: AtomicU32 = AtomicU32::new(0);
+/// The driver's and its browsers' `TMPDIR`. Chromium leaves directories
+/// behind in its temporary directory (about 45, 20 MB, per run of the tests);
+/// they go with this one when the driver has stopped.
+static DRIVER_TMP: Mutex<Option<tempfile::TempDir>> = Mutex::new(None);
 
 unsafe extern "C" {
     fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
@@ -69,9 +73,20 @@ unsafe extern "C" {
 /// calls `exit`, both run atexit handlers); a parent-death signal covers an
 /// abort.
 extern "C" fn stop_driver() {
+    end_driver();
+    drop(DRIVER_TMP.lock().unwrap_or_else(|e| e.into_inner()).take());
+}
+
+/// Ends the driver process, if there is one, and waits (up to 10 s) until it has gone.
+fn end_driver() {
     let pid = DRIVER_PID.swap(0, Ordering::SeqCst);
     if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        // Its parent thread reaps it; then nothing writes in its TMPDIR.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline && rustix::process::test_kill_process(pid).is_ok() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -84,6 +99,12 @@ fn start_driver() -> Result<Driver, String> {
         .ok_or("no Chromium found (PATH: chromium, chromium-browser, google-chrome; /usr/bin/chromium; or LUDO_CHROMIUM): install the Debian package `chromium`")?;
     let chromedriver = find("LUDO_CHROMEDRIVER", &["chromedriver"], &["/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"])
         .ok_or("no chromedriver found (PATH, /usr/bin/chromedriver, or LUDO_CHROMEDRIVER): install the Debian package `chromium-driver`")?;
+    let scratch = tempfile::Builder::new()
+        .prefix("chromium-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .map_err(|e| format!("cannot make a temporary directory for Chromium: {e}"))?;
+    let tmpdir = scratch.path().to_path_buf();
+    *DRIVER_TMP.lock().unwrap_or_else(|e| e.into_inner()) = Some(scratch);
     let mut last = String::new();
     for _ in 0..3 {
         let port = free_port();
@@ -92,10 +113,11 @@ fn start_driver() -> Result<Driver, String> {
         // when the test thread that first needed a driver ends.
         let (send, receive) = std::sync::mpsc::channel();
         let binary = chromedriver.clone();
+        let tmpdir = tmpdir.clone();
         std::thread::spawn(move || {
             use std::os::unix::process::CommandExt;
             let mut command = Command::new(&binary);
-            command.arg(format!("--port={port}")).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+            command.arg(format!("--port={port}")).env("TMPDIR", tmpdir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
             // SAFETY: prctl is async-signal-safe.
             unsafe {
                 command.pre_exec(|| {
@@ -133,7 +155,7 @@ fn start_driver() -> Result<Driver, String> {
             std::thread::sleep(Duration::from_millis(50));
         }
         last = format!("chromedriver (pid {pid}) did not answer on port {port} within 30 s");
-        stop_driver();
+        end_driver();
     }
     Err(last)
 }
