@@ -103,8 +103,6 @@ fn start_driver() -> Result<Driver, String> {
         .prefix("chromium-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
         .map_err(|e| format!("cannot make a temporary directory for Chromium: {e}"))?;
-    let tmpdir = scratch.path().to_path_buf();
-    *DRIVER_TMP.lock().unwrap_or_else(|e| e.into_inner()) = Some(scratch);
     let mut last = String::new();
     for _ in 0..3 {
         let port = free_port();
@@ -113,7 +111,7 @@ fn start_driver() -> Result<Driver, String> {
         // when the test thread that first needed a driver ends.
         let (send, receive) = std::sync::mpsc::channel();
         let binary = chromedriver.clone();
-        let tmpdir = tmpdir.clone();
+        let tmpdir = scratch.path().to_path_buf();
         std::thread::spawn(move || {
             use std::os::unix::process::CommandExt;
             let mut command = Command::new(&binary);
@@ -150,6 +148,8 @@ fn start_driver() -> Result<Driver, String> {
             if let Some(body) = http_raw(port, "GET", "/status", None)
                 && (body.contains("\"ready\":true") || body.contains("\"ready\": true"))
             {
+                // Kept until `stop_driver` at exit; if no driver starts, it goes when this returns.
+                *DRIVER_TMP.lock().unwrap_or_else(|e| e.into_inner()) = Some(scratch);
                 return Ok(Driver { port, pid, chromium });
             }
             std::thread::sleep(Duration::from_millis(50));
