@@ -352,10 +352,12 @@ async fn a_seat_losing_on_time_at_a_table_of_three_is_played_on_by_a_bot() {
     assert_eq!(state["seats"][0]["bot"]["level"], heir, "{}", state["seats"]);
     // Ann's clock no longer runs: a bot plays her seat.
     assert_eq!(deadline_of(&state, 0), None, "{}", state["status"]);
-    // Her token can no longer move for the seat.
+    // The bot took the seat over: her token no longer opens it, to move or
+    // to read (unlike a resignation, her own act, which leaves her the view).
     let mv = json!({"move": {"type": "keep_cardinal"}});
     let refused = rest.post(&format!("/v1/games/{id}/moves"), Some(ann), &mv).await;
-    problem(&refused, 409, "seat_resigned");
+    problem(&refused, 401, "unauthorized");
+    problem(&rest.get(&format!("/v1/games/{id}"), Some(ann)).await, 401, "unauthorized");
     let events = rest.events(id, None).await;
     assert!(events.iter().all(|e| e["type"] != "move" || e["seat"] != 0 || bot_level(e).is_some()), "{events:#?}");
     server.stop().await;

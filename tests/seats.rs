@@ -28,8 +28,9 @@ async fn post_game(rest: &Rest, kind: &str, players: Value, options: Value, publ
 }
 
 /// Creates a game and checks the created answer's credentials: a token for
-/// each seat taken, the admin token, and (with open seats) one invitation
-/// per seat, open where the seat is; the created answer.
+/// each seat a person takes (none for a bot's seat, which no token opens),
+/// the admin token, and (with open seats) one invitation per seat, open
+/// where the seat is; the created answer.
 async fn create(rest: &Rest, kind: &str, players: Value, options: Value, public: bool) -> Value {
     let answer = post_game(rest, kind, players.clone(), options, public).await;
     assert_eq!(answer.status, 201, "create: {answer:?}");
@@ -37,9 +38,10 @@ async fn create(rest: &Rest, kind: &str, players: Value, options: Value, public:
     let id = game["id"].as_str().expect("id");
     let players = players.as_array().expect("players");
     let taken: Vec<usize> = (0..players.len()).filter(|&seat| !players[seat].is_null()).collect();
+    let people: Vec<usize> = taken.iter().copied().filter(|&seat| players[seat].get("bot").is_none()).collect();
     let seats = game["seats"].as_array().expect("seats");
-    assert_eq!(seats.len(), taken.len(), "only the seats taken at creation have tokens: {game}");
-    for (entry, &seat) in seats.iter().zip(&taken) {
+    assert_eq!(seats.len(), people.len(), "only the seats people take at creation have tokens: {game}");
+    for (entry, &seat) in seats.iter().zip(&people) {
         assert_eq!(entry["seat"], seat, "{game}");
         assert!(entry["token"].as_str().is_some_and(|t| !t.is_empty()), "{entry}");
     }
@@ -520,21 +522,22 @@ async fn the_admin_cancels_a_waiting_game_and_nothing_happens_in_it_after() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_reissued_token_replaces_the_old_one() {
+async fn a_renewed_token_replaces_the_old_one() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
     let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
     let id = id_of(&game);
     let (ann, bob, admin) = (token_of(&game, 0), token_of(&game, 1), admin_of(&game));
-    let reissue = format!("/v1/games/{id}/seats/0/token");
-    // A seat's token cannot reissue, not even its own.
-    for token in [None, Some(ann.as_str()), Some(bob.as_str())] {
-        problem(&rest.post(&reissue, token, &json!({})).await, 401, "unauthorized");
-    }
+    let renew = format!("/v1/games/{id}/seats/0/token");
+    // Neither no token nor another seat's renews seat 0.
+    problem(&rest.post(&renew, None, &json!({})).await, 401, "unauthorized");
+    problem(&rest.post(&renew, Some(&bob), &json!({})).await, 403, "forbidden");
     assert_eq!(version(&state(&rest, &id).await), 0, "a refusal appended something");
 
-    let issued = rest.post(&reissue, Some(&admin), &json!({})).await;
+    // The admin renews the token it was handed when it created the game
+    // (Ann's link leaked, say).
+    let issued = rest.post(&renew, Some(&admin), &json!({})).await;
     assert_eq!(issued.status, 200, "{issued:?}");
     assert_eq!((&issued.body["version"], &issued.body["seat"]), (&json!(1), &json!(0)));
     let fresh = issued.body["token"].as_str().expect("a new token").to_string();
@@ -542,6 +545,7 @@ async fn a_reissued_token_replaces_the_old_one() {
     // The old token opens nothing.
     problem(&rest.get(&format!("/v1/games/{id}"), Some(&ann)).await, 401, "unauthorized");
     problem(&rest.get(&format!("/v1/games/{id}/legal-moves"), Some(&ann)).await, 401, "unauthorized");
+    problem(&rest.post(&renew, Some(&ann), &json!({})).await, 401, "unauthorized");
     let legal = rest.get(&format!("/v1/games/{id}/legal-moves"), Some(&fresh)).await;
     assert_eq!((legal.status, &legal.body["seat"]), (200, &json!(0)), "{legal:?}");
     let mv = legal.body["moves"][0].clone();
@@ -555,25 +559,45 @@ async fn a_reissued_token_replaces_the_old_one() {
     let moved = rest.post(&format!("/v1/games/{id}/moves"), Some(&fresh), &json!({"move": mv, "expected_version": 1})).await;
     assert_eq!(moved.status, 200, "{moved:?}");
     assert_eq!(moved.body["version"], 2);
-    let seen = rest.get(&format!("/v1/games/{id}"), Some(&fresh)).await;
+    // Ann renews her token herself: the new one is hers alone, and the
+    // admin (who held every token it renewed) cannot renew it again.
+    let own = rest.post(&renew, Some(&fresh), &json!({})).await;
+    assert_eq!((own.status, &own.body["version"]), (200, &json!(3)), "{own:?}");
+    let mine = own.body["token"].as_str().expect("a new token").to_string();
+    problem(&rest.get(&format!("/v1/games/{id}"), Some(&fresh)).await, 401, "unauthorized");
+    problem(&rest.post(&renew, Some(&admin), &json!({})).await, 403, "forbidden");
+    let seen = rest.get(&format!("/v1/games/{id}"), Some(&mine)).await;
     assert_eq!(seen.body["viewer_seat"], 0);
     // Bob's seat is untouched.
     assert_eq!(rest.get(&format!("/v1/games/{id}"), Some(&bob)).await.body["viewer_seat"], 1);
 
+    // The log says who asked, for every seat to see; it holds no token.
     let events = rest.events(&id, None).await;
-    assert_eq!((&events[1]["type"], &events[1]["seat"]), (&json!("seat_token"), &json!(0)), "{}", events[1]);
-    no_secret_in(&serde_json::to_string(&events).unwrap(), &[&fresh, &ann, &admin], "the log");
+    assert_eq!(
+        (&events[1]["type"], &events[1]["seat"], &events[1]["by"]),
+        (&json!("seat_token"), &json!(0), &json!("admin")),
+        "{}",
+        events[1]
+    );
+    assert_eq!(
+        (&events[3]["type"], &events[3]["seat"], &events[3]["by"]),
+        (&json!("seat_token"), &json!(0), &json!("seat")),
+        "{}",
+        events[3]
+    );
+    assert_eq!(rest.events(&id, Some(&bob)).await[3]["by"], "seat", "Bob sees the change too");
+    no_secret_in(&serde_json::to_string(&events).unwrap(), &[&fresh, &mine, &ann, &admin], "the log");
 
     // Both seats play on to the end with their tokens.
     let players: BTreeMap<u64, Player> =
-        [(0, fresh.clone()), (1, bob.clone())].into_iter().map(|(seat, token)| (seat, Player { rest: rest.clone(), token })).collect();
+        [(0, mine.clone()), (1, bob.clone())].into_iter().map(|(seat, token)| (seat, Player { rest: rest.clone(), token })).collect();
     play(&rest, &id, &players, 1000, chooser(5)).await;
     let over = state(&rest, &id).await;
     assert_eq!(over["status"]["state"], "finished");
-    problem(&rest.post(&reissue, Some(&admin), &json!({})).await, 409, "game_finished");
+    problem(&rest.post(&renew, Some(&mine), &json!({})).await, 409, "game_finished");
     assert_eq!(version(&state(&rest, &id).await), version(&over));
     let export = export_verifies(&rest, &id, "matches").await;
-    no_secret_in(&String::from_utf8_lossy(&export), &[&fresh, &ann, &bob, &admin], "the export");
+    no_secret_in(&String::from_utf8_lossy(&export), &[&fresh, &mine, &ann, &bob, &admin], "the export");
     imports_elsewhere(export, &over).await;
     server.stop().await;
 }
@@ -815,8 +839,13 @@ async fn refused_seat_requests_change_nothing() {
     // Admin routes with a seat's token, or none.
     problem(&rest.put(&format!("/v1/games/{id}/seats/2/bot"), Some(&ann), &json!({"bot": {"level": "random"}})).await, 401, "unauthorized");
     problem(&rest.put(&format!("/v1/games/{id}/seats/2/bot"), None, &json!({"bot": {"level": "random"}})).await, 401, "unauthorized");
-    problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&bob), &json!({})).await, 401, "unauthorized");
     problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&admin_of(&other)), &json!({})).await, 401, "unauthorized");
+    problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), None, &json!({})).await, 401, "unauthorized");
+    // A seat renews its own token only; the admin never renews the token a
+    // person joined with (it would then read Bob's hand).
+    problem(&rest.post(&format!("/v1/games/{id}/seats/0/token"), Some(&bob), &json!({})).await, 403, "forbidden");
+    problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&ann), &json!({})).await, 403, "forbidden");
+    problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&admin), &json!({})).await, 403, "forbidden");
     unchanged(rest.clone(), id.clone(), before.clone()).await;
     assert_eq!(rest.events(&id, None).await.len(), 2);
 
@@ -889,32 +918,36 @@ async fn the_admin_hands_an_open_seat_to_a_bot_which_starts_the_game_and_plays()
         assert!(guard < 50, "the bots do not play");
     };
 
-    // The admin takes seat 1 back from its bot, at Ann's turn, and gives it a token.
-    let before =
-        wait_for(&rest, &id, "at Ann's turn", |s| s["status"]["state"] != "in_progress" || s["status"]["to_move"] == json!([0])).await;
-    assert_eq!(before["status"]["state"], "in_progress", "the game ended early: {}", before["status"]);
-    assert!(version(&before) as usize + 1 >= played);
-    let back = rest.delete(&format!("/v1/games/{id}/seats/1/bot"), Some(&admin)).await;
-    assert_eq!(back.status, 200, "{back:?}");
-    assert_eq!(back.body["version"], version(&before) + 1);
-    let issued = rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&admin), &json!({})).await;
-    assert_eq!(issued.status, 200, "{issued:?}");
-    let robo = issued.body["token"].as_str().unwrap().to_string();
-    let now = state(&rest, &id).await;
-    assert!(now["seats"][1].get("bot").is_none(), "{}", now["seats"]);
+    // Once the game runs, a bot's seat is nobody's to read: the admin (who
+    // may sit at the table, as Ann's creator does) cannot take it back from
+    // its bot nor get a token for it; it may only hand it to another bot.
+    let before = state(&rest, &id).await;
+    problem(&rest.delete(&format!("/v1/games/{id}/seats/1/bot"), Some(&admin)).await, 403, "forbidden");
+    problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&admin), &json!({})).await, 403, "forbidden");
+    problem(&rest.post(&format!("/v1/games/{id}/seats/1/token"), Some(&ann), &json!({})).await, 403, "forbidden");
+    assert!(version(&state(&rest, &id).await) >= version(&before));
+    assert!(
+        rest.events(&id, None).await.iter().all(|e| e["type"] != "seat_token" && e["type"] != "seat_bot"),
+        "a refusal appended something"
+    );
+    let greedy = json!({"level": "greedy", "think_ms": 0});
+    let other = rest.put(&format!("/v1/games/{id}/seats/1/bot"), Some(&admin), &json!({"bot": greedy})).await;
+    assert_eq!(other.status, 200, "{other:?}");
     let events = rest.events(&id, None).await;
     let n = events.len();
-    assert_eq!((&events[n - 2]["type"], &events[n - 2]["handover"]), (&json!("seat_bot"), &json!({"bot": null})), "{}", events[n - 2]);
-    assert_eq!((&events[n - 1]["type"], &events[n - 1]["seat"]), (&json!("seat_token"), &json!(1)));
-    // The seat's new token plays it to the end, with Ann; the other bot goes on.
-    let mut people = ann_plays;
-    people.insert(1, Player { rest: rest.clone(), token: robo });
-    play(&rest, &id, &people, 2000, &mut choose).await;
+    let handed = events.iter().find(|e| e["type"] == "seat_bot").expect("the hand-over is a record");
+    assert_eq!((&handed["seat"], &handed["handover"]), (&json!(1), &json!({"bot": greedy})), "{handed}");
+    // Ann plays to the end against the two bots.
+    play(&rest, &id, &ann_plays, 2000, &mut choose).await;
     let over = wait_for(&rest, &id, "finished", |s| s["status"]["state"] == "finished").await;
     let events = rest.events(&id, None).await;
+    assert!(played <= n);
     for event in &events[n..] {
         assert_eq!(event["type"], "move", "{event}");
-        assert_eq!(event.get("bot").is_some(), event["seat"] == 2, "only seat 2's moves are a bot's now: {event}");
+        assert_eq!(event.get("bot").is_some(), event["seat"] != 0, "seats 1 and 2 are the bots': {event}");
+        if event["seat"] == 1 {
+            assert_eq!(event["bot"]["level"], "greedy", "{event}");
+        }
     }
     let export = export_verifies(&rest, &id, "matches").await;
     imports_elsewhere(export, &over).await;
@@ -1039,7 +1072,10 @@ async fn the_lobby_over_grpc_invitation_join_and_resignation() {
         ("Robo", Some(pb::BotSeat { level: pb::BotLevel::Random as i32, think_ms: 0 }))
     );
     let reissue = pb::ReissueTokenRequest { id: id.clone(), seat: 0 };
-    refused(grpc.reissue_token(authed(reissue.clone(), &ann)).await.unwrap_err(), tonic::Code::Unauthenticated, "unauthorized");
+    let robots = pb::ReissueTokenRequest { id: id.clone(), seat: 2 };
+    refused(grpc.reissue_token(authed(reissue.clone(), &cid.token)).await.unwrap_err(), tonic::Code::Unauthenticated, "unauthorized");
+    refused(grpc.reissue_token(authed(robots.clone(), &ann)).await.unwrap_err(), tonic::Code::PermissionDenied, "forbidden");
+    refused(grpc.reissue_token(authed(robots, &admin)).await.unwrap_err(), tonic::Code::PermissionDenied, "forbidden");
     let issued = grpc.reissue_token(authed(reissue, &admin)).await.unwrap().into_inner();
     assert_eq!((issued.version, issued.seat), (4, 0));
     refused(grpc.get_game(authed(get(&id), &ann)).await.unwrap_err(), tonic::Code::Unauthenticated, "unauthorized");
@@ -1067,7 +1103,7 @@ async fn the_lobby_over_grpc_invitation_join_and_resignation() {
         "{:?}",
         records[3]
     );
-    assert!(matches!(records[4], pb::event::Record::SeatToken(pb::SeatTokenRecord { seat: 0 })), "{:?}", records[4]);
+    assert_eq!(records[4], pb::event::Record::SeatToken(pb::SeatTokenRecord { seat: 0, by: pb::TokenBy::Admin.into() }));
     assert!(matches!(records[5], pb::event::Record::GameCancelled(_)), "{:?}", records[5]);
     assert_eq!(records.len(), 6);
     drop(grpc);

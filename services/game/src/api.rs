@@ -176,12 +176,15 @@ pub struct CreatedGame {
     pub kind: String,
     /// Version of the new game (always 0: the `game_created` record).
     pub version: u64,
-    /// Each seat taken at creation, with its name and secret token (seats
-    /// left open are not here: see `invitations`). Tokens are shown only
-    /// here, once: the server keeps only their hashes.
+    /// Each seat a person takes at creation, with its name and secret token
+    /// (seats left open are not here: see `invitations`; nor are seats a
+    /// server bot plays, which no token opens). Tokens are shown only here,
+    /// once: the server keeps only their hashes.
     pub seats: Vec<SeatToken>,
-    /// The game-admin token: cancels the game while seats are open,
-    /// reissues a seat's token, hands a seat to a bot. Shown only here, once.
+    /// The game-admin token: cancels the game while seats are open, hands
+    /// an open seat (or a bot's) to a server bot, renews a seat's token that
+    /// it holds already (those above, not one a person joined with or
+    /// renewed). It never opens a seat. Shown only here, once.
     pub admin_token: String,
     /// For a game with open seats, one invitation per seat: whoever holds
     /// it takes its seat while the seat is open (now, or after its player
@@ -564,6 +567,10 @@ pub struct Event {
     /// Whether the seat lost on time (`timeout` records only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forfeit: Option<bool>,
+    /// Who asked for the seat's new token (`seat_token` records only): the
+    /// game's admin, or the seat itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<crate::table::TokenBy>,
     /// The set-up (record 0 only): kind, ruleset, options, seats, seed commitment.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub game: Option<crate::record::GameCreated>,

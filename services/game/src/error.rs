@@ -31,6 +31,22 @@ pub enum ServiceError {
         /// Why.
         reason: String,
     },
+    /// The caller is who it says, but may not do this (the game's admin
+    /// asking for what only a seat's own player may do; an import on a
+    /// server whose operator allows none).
+    #[error("{reason}")]
+    Forbidden {
+        /// Why.
+        reason: String,
+    },
+    /// The seat changed hands (its player left, its token was renewed, a
+    /// bot took it over after a timeout) since this stream ticket was
+    /// issued or this stream opened: it no longer opens the seat.
+    #[error("seat {} changed hands: this ticket or stream no longer opens it", seat.0)]
+    SeatRevoked {
+        /// The seat.
+        seat: Seat,
+    },
     /// A game rule forbids the move.
     #[error("{rule}: {reason}")]
     RuleViolation {
@@ -155,6 +171,8 @@ impl ServiceError {
             ServiceError::NotFound { .. } => "not_found",
             ServiceError::InvalidInput { .. } => "invalid_input",
             ServiceError::Unauthorized { .. } => "unauthorized",
+            ServiceError::Forbidden { .. } => "forbidden",
+            ServiceError::SeatRevoked { .. } => "seat_revoked",
             ServiceError::RuleViolation { .. } => "rule_violation",
             ServiceError::NotYourTurn { .. } => "not_your_turn",
             ServiceError::GameFinished => "game_finished",

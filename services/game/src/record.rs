@@ -25,13 +25,17 @@
 //!   seat, the server bot that plays it, or null), `move` gains `bot`
 //!   (which bot made it, or null), and the `seat_bot` record appears. A
 //!   format 1 record reads as a format 2 one without bots;
-//! - format 3 (this version writes it): `game_created` gains `public`
+//! - format 3: `game_created` gains `public`
 //!   (whether anyone may join its open seats) and `clock` (its time
 //!   controls, or null), and its `seats` may hold `null` for a seat left
 //!   open; seat records appear: `seat_joined`, `seat_left`,
 //!   `game_cancelled`, `seat_token` (a reissued token's hash),
 //!   `seat_resigned` and `timeout`. An older record reads as a format 3
-//!   one with no open seat and no clock.
+//!   one with no open seat and no clock;
+//! - format 4 (this version writes it): `seat_token` gains `by` (`admin`,
+//!   or `seat` for a seat that renewed its own token). A format 3
+//!   `seat_token` reads with no `by`: only the admin could write one then.
+//!   Every other type has format 3's members.
 //!
 //! A record of the new seat types is written from its type's key list
 //! (`keys_of`) by one generic writer, so the list that says which members
@@ -60,7 +64,7 @@ use canonical::{write_canonical, write_str};
 pub(crate) use sorted::write_sorted;
 
 /// The record format written by this version.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// The oldest record format this version reads.
 pub const OLDEST_FORMAT: u32 = 1;
@@ -117,6 +121,9 @@ pub enum RecordBody {
         seat: Seat,
         /// Hex SHA-256 of the new token.
         token_hash: String,
+        /// Who asked for it (format 4 on; `None` in a format 3 record, when
+        /// only the game's admin could).
+        by: Option<crate::table::TokenBy>,
     },
     /// A seat resigned (format 3 on).
     SeatResigned {
@@ -342,6 +349,7 @@ const SEAT_JOINED_KEYS_3: [&str; 10] = ["at", "bot", "effects", "format", "hash"
 const SEAT_LEFT_KEYS_3: [&str; 7] = ["at", "effects", "format", "hash", "seat", "seq", "type"];
 const GAME_CANCELLED_KEYS_3: [&str; 6] = ["at", "effects", "format", "hash", "seq", "type"];
 const SEAT_TOKEN_KEYS_3: [&str; 8] = ["at", "effects", "format", "hash", "seat", "seq", "token_hash", "type"];
+const SEAT_TOKEN_KEYS_4: [&str; 9] = ["at", "by", "effects", "format", "hash", "seat", "seq", "token_hash", "type"];
 const SEAT_RESIGNED_KEYS_3: [&str; 8] = ["at", "bot", "effects", "format", "hash", "seat", "seq", "type"];
 const TIMEOUT_KEYS_3: [&str; 9] = ["at", "bot", "effects", "forfeit", "format", "hash", "seat", "seq", "type"];
 
@@ -351,16 +359,17 @@ fn keys_of(kind: &[u8], format: u32) -> Option<(&'static [&'static str], &'stati
     Some(match (kind, format) {
         (br#""move""#, 1) => (&MOVE_KEYS_1, "move"),
         (br#""game_created""#, 1) => (&CREATED_KEYS_1, "game_created"),
-        (br#""move""#, 2 | 3) => (&MOVE_KEYS_2, "move"),
+        (br#""move""#, 2..=4) => (&MOVE_KEYS_2, "move"),
         (br#""game_created""#, 2) => (&CREATED_KEYS_2, "game_created"),
-        (br#""game_created""#, 3) => (&CREATED_KEYS_3, "game_created"),
-        (br#""seat_bot""#, 2 | 3) => (&SEAT_BOT_KEYS_2, "seat_bot"),
-        (br#""seat_joined""#, 3) => (&SEAT_JOINED_KEYS_3, "seat_joined"),
-        (br#""seat_left""#, 3) => (&SEAT_LEFT_KEYS_3, "seat_left"),
-        (br#""game_cancelled""#, 3) => (&GAME_CANCELLED_KEYS_3, "game_cancelled"),
+        (br#""game_created""#, 3 | 4) => (&CREATED_KEYS_3, "game_created"),
+        (br#""seat_bot""#, 2..=4) => (&SEAT_BOT_KEYS_2, "seat_bot"),
+        (br#""seat_joined""#, 3 | 4) => (&SEAT_JOINED_KEYS_3, "seat_joined"),
+        (br#""seat_left""#, 3 | 4) => (&SEAT_LEFT_KEYS_3, "seat_left"),
+        (br#""game_cancelled""#, 3 | 4) => (&GAME_CANCELLED_KEYS_3, "game_cancelled"),
         (br#""seat_token""#, 3) => (&SEAT_TOKEN_KEYS_3, "seat_token"),
-        (br#""seat_resigned""#, 3) => (&SEAT_RESIGNED_KEYS_3, "seat_resigned"),
-        (br#""timeout""#, 3) => (&TIMEOUT_KEYS_3, "timeout"),
+        (br#""seat_token""#, 4) => (&SEAT_TOKEN_KEYS_4, "seat_token"),
+        (br#""seat_resigned""#, 3 | 4) => (&SEAT_RESIGNED_KEYS_3, "seat_resigned"),
+        (br#""timeout""#, 3 | 4) => (&TIMEOUT_KEYS_3, "timeout"),
         _ => return None,
     })
 }
@@ -435,6 +444,10 @@ fn write_member(body: &RecordBody, key: &str, out: &mut Vec<u8>) -> Result<(), s
         (RecordBody::Timeout { bot, .. }, "bot") => write_optional(bot.as_ref(), out),
         (RecordBody::SeatToken { token_hash, .. }, "token_hash") => {
             write_str(token_hash, out);
+            Ok(())
+        }
+        (RecordBody::SeatToken { by, .. }, "by") => {
+            write_str(by.expect("a format 4 seat_token record says who asked").name(), out);
             Ok(())
         }
         (RecordBody::SeatResigned { bot, .. }, "bot") => write_optional(bot.as_ref(), out),
@@ -751,7 +764,19 @@ impl Record {
                     }),
                     "seat_left" => RecordBody::SeatLeft { seat: seat()? },
                     "game_cancelled" => RecordBody::GameCancelled,
-                    "seat_token" => RecordBody::SeatToken { seat: seat()?, token_hash: text("token_hash")? },
+                    "seat_token" => RecordBody::SeatToken {
+                        seat: seat()?,
+                        token_hash: text("token_hash")?,
+                        by: match format {
+                            3 => None,
+                            _ => {
+                                let by = text("by")?;
+                                Some(crate::table::TokenBy::from_name(&by).ok_or_else(|| {
+                                    format!("unreadable record: a seat_token record's `by` is `admin` or `seat`, not `{by}`")
+                                })?)
+                            }
+                        },
+                    },
                     "seat_resigned" => RecordBody::SeatResigned { seat: seat()?, bot: parse("bot", read("bot")?)? },
                     _ => RecordBody::Timeout {
                         seat: seat()?,

@@ -184,7 +184,7 @@ pub fn change_of(body: &RecordBody, at: u64) -> Result<Option<Change<'_>>, Strin
         }
         RecordBody::SeatLeft { seat } => Change::Leave(*seat),
         RecordBody::GameCancelled => Change::Cancel,
-        RecordBody::SeatToken { seat, token_hash } => Change::Token(*seat, hash(token_hash)?),
+        RecordBody::SeatToken { seat, token_hash, by } => Change::Token { seat: *seat, hash: hash(token_hash)?, by: *by },
         RecordBody::SeatResigned { seat, bot } => Change::Resign(*seat, *bot),
         RecordBody::Timeout { seat, forfeit, bot } => Change::Timeout { seat: *seat, forfeit: *forfeit, bot: *bot, at },
     }))

@@ -51,17 +51,61 @@ pub struct Sitter {
     key: SeatKey,
     /// Whether its player resigned (a bot plays it since).
     pub resigned: bool,
+    /// How many times what opens the seat changed since record 0 (a join,
+    /// a leave, a new token, a takeover after a timeout): a stream ticket
+    /// names it, and a stream opened as the seat ends when it grows, so a
+    /// seat's eyes go with its hands.
+    generation: u32,
 }
 
 /// What opens a seat: its token, as a hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SeatKey {
-    /// The token made with the game, whose hash is sealed beside the log.
+    /// The token made with the game, whose hash is sealed beside the log
+    /// (the game's creator was handed it).
     Sealed,
-    /// A token issued since (by a join or a reissue): its hash is in the log.
-    Issued([u8; 32]),
-    /// None: an open seat, or one a bot took.
+    /// A token issued since, its hash in the log: by the game's admin (a
+    /// reissue: `admin`), or to the seat's person alone (a join, or the
+    /// seat renewing its own token).
+    Issued {
+        /// The token's hash.
+        hash: [u8; 32],
+        /// Whether the game's admin asked for it (and so holds it).
+        admin: bool,
+    },
+    /// None: an open seat, one a bot took, or one a bot took over after a timeout.
     Locked,
+}
+
+/// Who asked for a seat's new token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenBy {
+    /// The game's admin, for a seat whose token it already holds.
+    Admin,
+    /// The seat itself, with its current token: the new one is its person's alone.
+    Seat,
+}
+
+impl TokenBy {
+    /// The word the log and the API use.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenBy::Admin => "admin",
+            TokenBy::Seat => "seat",
+        }
+    }
+
+    /// The one `name` gives.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<TokenBy> {
+        match name {
+            "admin" => Some(TokenBy::Admin),
+            "seat" => Some(TokenBy::Seat),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,8 +138,16 @@ pub enum Change<'a> {
     Leave(Seat),
     /// The game called off before it started.
     Cancel,
-    /// A new token for `seat` (the old one stops opening it).
-    Token(Seat, [u8; 32]),
+    /// A new token for `seat` (the old one stops opening it), asked for by
+    /// `by` (`None`: a record from before the log said, the admin's).
+    Token {
+        /// The seat.
+        seat: Seat,
+        /// The new token's hash.
+        hash: [u8; 32],
+        /// Who asked for it.
+        by: Option<TokenBy>,
+    },
     /// `seat` handed to a server bot, or taken back (`None`).
     Bot(Seat, Option<BotSeat>),
     /// `seat` resigned; in a game of more than two sides, `bot` plays it from now on.
@@ -144,6 +196,12 @@ pub enum Refusal {
     /// The seat's time for this move ran out.
     #[error("{0}'s time for this move ran out")]
     TimeUp(Seat),
+    /// Nobody holds the seat: a server bot plays it, and no token opens it.
+    #[error("{0} is a server bot's: no token opens it")]
+    NoPerson(Seat),
+    /// The seat's token is its person's alone: the game's admin cannot renew it.
+    #[error("{0}'s token is its player's alone: only they can renew it")]
+    NotAdmins(Seat),
     /// A timeout before the seat's deadline, or for a seat whose clock is stopped.
     #[error("{0}'s time has not run out")]
     TimeLeft(Seat),
@@ -165,11 +223,17 @@ impl Table {
             .seats
             .iter()
             .enumerate()
-            .map(|(seat, name)| Sitter {
-                name: name.clone(),
-                bot: created.bot(seat),
-                key: if name.is_some() { SeatKey::Sealed } else { SeatKey::Locked },
-                resigned: false,
+            .map(|(seat, name)| {
+                let bot = created.bot(seat);
+                Sitter {
+                    name: name.clone(),
+                    bot,
+                    // A seat a bot takes at creation is the bot's: no token
+                    // opens it (its creator would otherwise read its hand).
+                    key: if name.is_some() && bot.is_none() { SeatKey::Sealed } else { SeatKey::Locked },
+                    resigned: false,
+                    generation: 0,
+                }
             })
             .collect();
         let phase = if seats.iter().all(|s| s.name.is_some()) { Phase::Playing } else { Phase::Waiting };
@@ -326,7 +390,7 @@ impl Table {
         for (i, sitter) in self.seats.iter().enumerate() {
             let stored = match sitter.key {
                 SeatKey::Sealed => secrets.token_hashes.get(i).copied(),
-                SeatKey::Issued(hash) => Some(hash),
+                SeatKey::Issued { hash, .. } => Some(hash),
                 SeatKey::Locked => None,
             };
             if let Some(stored) = stored
@@ -336,6 +400,20 @@ impl Table {
             }
         }
         found
+    }
+
+    /// How many times what opens `seat` changed (see [`Sitter`]); 0 for a
+    /// seat not at the table.
+    #[must_use]
+    pub fn generation(&self, seat: Seat) -> u32 {
+        self.seats.get(usize::from(seat.0)).map_or(0, |sitter| sitter.generation)
+    }
+
+    /// Whether a person holds `seat` (a token opens it), rather than nobody
+    /// or a server bot alone.
+    #[must_use]
+    pub fn held_by_person(&self, seat: Seat) -> bool {
+        self.seats.get(usize::from(seat.0)).is_some_and(|sitter| sitter.key != SeatKey::Locked)
     }
 
     fn sitter(&self, seat: Seat) -> Result<&Sitter, Refusal> {
@@ -390,13 +468,20 @@ impl Table {
                 }
             }
             Change::Cancel => self.in_lobby(),
-            Change::Token(seat, _) => {
+            Change::Token { seat, by, .. } => {
                 self.ongoing(game_over)?;
                 let sitter = self.sitter(seat)?;
                 if sitter.name.is_none() {
                     return Err(Refusal::Open(seat));
                 }
-                Ok(())
+                match (by, sitter.key) {
+                    // Nobody holds a bot's seat: no token is issued for it.
+                    (Some(_), SeatKey::Locked) => Err(Refusal::NoPerson(seat)),
+                    // The admin renews only a token it holds already, never
+                    // one a person holds alone (it would read their hand).
+                    (Some(TokenBy::Admin), SeatKey::Issued { admin: false, .. }) => Err(Refusal::NotAdmins(seat)),
+                    _ => Ok(()),
+                }
             }
             Change::Bot(seat, _) => {
                 self.ongoing(game_over)?;
@@ -499,20 +584,37 @@ impl Table {
                 let sitter = &mut self.seats[usize::from(seat.0)];
                 sitter.name = Some(name.to_string());
                 sitter.bot = bot;
-                sitter.key = token_hash.map_or(SeatKey::Locked, SeatKey::Issued);
+                sitter.key = token_hash.map_or(SeatKey::Locked, |hash| SeatKey::Issued { hash, admin: false });
+                sitter.generation += 1;
                 if self.seats.iter().all(|s| s.name.is_some()) {
                     self.phase = Phase::Playing;
                 }
             }
             Change::Leave(seat) => {
                 let sitter = &mut self.seats[usize::from(seat.0)];
-                *sitter = Sitter { name: None, bot: None, key: SeatKey::Locked, resigned: false };
+                let generation = sitter.generation + 1;
+                *sitter = Sitter { name: None, bot: None, key: SeatKey::Locked, resigned: false, generation };
             }
             Change::Cancel => self.phase = Phase::Cancelled,
-            Change::Token(seat, hash) => self.seats[usize::from(seat.0)].key = SeatKey::Issued(hash),
+            Change::Token { seat, hash, by } => {
+                let sitter = &mut self.seats[usize::from(seat.0)];
+                // A record from before the log said who asked was the admin's.
+                sitter.key = SeatKey::Issued { hash, admin: by.is_none_or(|by| by == TokenBy::Admin) };
+                sitter.generation += 1;
+            }
             Change::Bot(seat, bot) => self.seats[usize::from(seat.0)].bot = bot,
             Change::Resign(seat, bot) => self.give_up(seat, bot, ForfeitReason::Resigned),
-            Change::Timeout { seat, forfeit: true, bot, .. } => self.give_up(seat, bot, ForfeitReason::TimedOut),
+            Change::Timeout { seat, forfeit: true, bot, .. } => {
+                self.give_up(seat, bot, ForfeitReason::TimedOut);
+                // A seat a bot takes over is the bot's from now on: its
+                // person's token stops opening it (a resignation, the
+                // person's own act, leaves them their seat's view).
+                if bot.is_some() {
+                    let sitter = &mut self.seats[usize::from(seat.0)];
+                    sitter.key = SeatKey::Locked;
+                    sitter.generation += 1;
+                }
+            }
             Change::Timeout { seat, forfeit: false, bot, .. } => self.due_bot = bot.map(|bot| (seat, bot)),
         }
         Ok(())
@@ -621,7 +723,7 @@ mod tests {
         let mut table = Table::new(&created(&[Some("Ann"), Some("Bob")], false), alone(2));
         assert_eq!(table.seat_of(&tokens[1], &secrets), Some(Seat(1)));
         let fresh = "ludo_fresh";
-        table.apply(&Change::Token(Seat(1), hash_token(fresh)), false).unwrap();
+        table.apply(&Change::Token { seat: Seat(1), hash: hash_token(fresh), by: Some(TokenBy::Admin) }, false).unwrap();
         assert_eq!(table.seat_of(&tokens[1], &secrets), None, "the old token stops working");
         assert_eq!(table.seat_of(fresh, &secrets), Some(Seat(1)));
         assert_eq!(table.seat_of(&tokens[0], &secrets), Some(Seat(0)));

@@ -55,6 +55,9 @@ mod reference {
     pub struct OldSeatToken {
         pub seat: Seat,
         pub token_hash: String,
+        /// Format 4 on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub by: Option<String>,
     }
 
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,7 +99,11 @@ mod reference {
                 }
                 OldBody::SeatLeft(s) => RecordBody::SeatLeft { seat: s.seat },
                 OldBody::GameCancelled => RecordBody::GameCancelled,
-                OldBody::SeatToken(t) => RecordBody::SeatToken { seat: t.seat, token_hash: t.token_hash.clone() },
+                OldBody::SeatToken(t) => RecordBody::SeatToken {
+                    seat: t.seat,
+                    token_hash: t.token_hash.clone(),
+                    by: t.by.as_deref().map(|by| crate::table::TokenBy::from_name(by).unwrap()),
+                },
                 OldBody::SeatResigned(s) => RecordBody::SeatResigned { seat: s.seat, bot: s.bot },
                 OldBody::Timeout(t) => RecordBody::Timeout { seat: t.seat, forfeit: t.forfeit, bot: t.bot },
             }
@@ -118,8 +125,8 @@ mod reference {
                 }
                 RecordBody::SeatLeft { seat } => OldBody::SeatLeft(OldSeat { seat: *seat }),
                 RecordBody::GameCancelled => OldBody::GameCancelled,
-                RecordBody::SeatToken { seat, token_hash } => {
-                    OldBody::SeatToken(OldSeatToken { seat: *seat, token_hash: token_hash.clone() })
+                RecordBody::SeatToken { seat, token_hash, by } => {
+                    OldBody::SeatToken(OldSeatToken { seat: *seat, token_hash: token_hash.clone(), by: by.map(|by| by.name().to_string()) })
                 }
                 RecordBody::SeatResigned { seat, bot } => OldBody::SeatResigned(OldSeatBot { seat: *seat, bot: *bot }),
                 RecordBody::Timeout { seat, forfeit, bot } => OldBody::Timeout(OldTimeout { seat: *seat, forfeit: *forfeit, bot: *bot }),
@@ -303,7 +310,8 @@ fn body() -> impl Strategy<Value = OldBody> {
             .prop_map(|(seat, name, bot, token_hash)| OldBody::SeatJoined(OldSeatJoined { seat: Seat(seat), name, bot, token_hash })),
         any::<u8>().prop_map(|seat| OldBody::SeatLeft(OldSeat { seat: Seat(seat) })),
         Just(OldBody::GameCancelled),
-        (any::<u8>(), text()).prop_map(|(seat, token_hash)| OldBody::SeatToken(OldSeatToken { seat: Seat(seat), token_hash })),
+        (any::<u8>(), text(), prop::sample::select(vec!["admin", "seat"]))
+            .prop_map(|(seat, token_hash, by)| OldBody::SeatToken(OldSeatToken { seat: Seat(seat), token_hash, by: Some(by.to_string()) })),
         (any::<u8>(), prop::option::of(bot_seat())).prop_map(|(seat, bot)| OldBody::SeatResigned(OldSeatBot { seat: Seat(seat), bot })),
         (any::<u8>(), any::<bool>(), prop::option::of(bot_seat())).prop_map(|(seat, forfeit, bot)| OldBody::Timeout(OldTimeout {
             seat: Seat(seat),

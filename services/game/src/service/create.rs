@@ -193,11 +193,14 @@ impl GameService {
         self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
         tracing::info!(game = %id, kind = kind.id, players = names.len(), open = lobby, "game created");
         self.wake(stream, &slot.current());
+        // A token for each seat a person takes; none for a bot's seat, which
+        // no token opens (its creator would read the bot's hand with it).
         let seats = credentials
             .tokens
             .into_iter()
             .zip(names)
             .enumerate()
+            .filter(|(i, _)| table.held_by_person(Seat(*i as u8)))
             .filter_map(|(i, (token, name))| Some(SeatToken { seat: Seat(i as u8), name: name?, token }))
             .collect();
         let invitations = credentials

@@ -217,6 +217,7 @@ fn refusal(refusal: Refusal) -> ServiceError {
         Refusal::Open(seat) => ServiceError::SeatOpen { seat },
         Refusal::Resigned(seat) => ServiceError::SeatResigned { seat },
         Refusal::TimeUp(seat) => ServiceError::TimeUp { seat },
+        refused @ (Refusal::NoPerson(_) | Refusal::NotAdmins(_)) => ServiceError::Forbidden { reason: refused.to_string() },
         Refusal::TimeLeft(_) | Refusal::NotThatBot(..) | Refusal::Malformed(_) => {
             ServiceError::Internal(format!("the service made a change the table refuses: {refusal}"))
         }
@@ -569,6 +570,7 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
         bot: None,
         handover: None,
         forfeit: None,
+        by: None,
         game: None,
         effects,
         hash: record.hash,
@@ -594,7 +596,9 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
             event.forfeit = Some(forfeit);
             event.handover = bot.map(|bot| crate::api::Handover { bot: Some(bot) });
         }
-        RecordBody::SeatLeft { .. } | RecordBody::GameCancelled | RecordBody::SeatToken { .. } => {}
+        // A record from before the log said who asked was the admin's.
+        RecordBody::SeatToken { by, .. } => event.by = Some(by.unwrap_or(crate::table::TokenBy::Admin)),
+        RecordBody::SeatLeft { .. } | RecordBody::GameCancelled => {}
     }
     Ok(event)
 }

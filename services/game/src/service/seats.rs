@@ -13,6 +13,7 @@ use super::*;
 use crate::api::{JoinGame, JoinedSeat, ReissuedToken, SetSeatBot, TableChanged};
 use crate::bot::BotLevel;
 use crate::record::{SeatBotRecord, SeatJoined};
+use crate::table::TokenBy;
 
 /// Most seat records (joins, leaves, reissues, hand-overs) one game takes:
 /// far more than a table of people needs, and a bound on what repeated
@@ -182,32 +183,62 @@ impl GameService {
         Ok(TableChanged { version: now.version, status: now.status.clone(), receipt })
     }
 
-    /// A new token for `seat`, with the game's admin token: the seat's old
-    /// token stops opening it.
+    /// A new token for `seat`; the old one stops opening it, and the
+    /// seat's stream tickets and open streams end. Asked for by the seat
+    /// itself, with its current token (the new token is then its person's
+    /// alone), or by the game's admin for a seat whose token it holds
+    /// already: one made with the game (its creator was handed it) or one
+    /// it asked for since. Never for a token a person holds alone (one
+    /// taken with a join, or renewed by the seat): with it the admin, who
+    /// may sit at the table, would read that person's hand.
     ///
     /// # Errors
-    /// `unauthorized` without the admin token; `invalid_input` for a seat
-    /// not at the table; `seat_open`, `game_finished`, `game_cancelled`;
-    /// storage errors.
+    /// `unauthorized` without the admin token or the seat's own token;
+    /// `forbidden` for another seat's token, a token the admin does not
+    /// hold, a seat a server bot holds; `invalid_input` for a seat not at
+    /// the table; `seat_open`, `game_finished`, `game_cancelled`; storage
+    /// errors.
     pub async fn reissue_token(&self, id: &GameId, token: Option<&str>, seat: Seat) -> Result<ReissuedToken, ServiceError> {
         let (slot, mut writer) = self.locked(id).await?;
-        slot.admin(token)?;
+        let by = match token {
+            Some(token) if slot.meta.secrets.is_admin(token) => TokenBy::Admin,
+            _ => match slot.seat(token) {
+                Ok(own) if own == seat => TokenBy::Seat,
+                Ok(own) => {
+                    return Err(ServiceError::Forbidden {
+                        reason: format!("the token of {own} renews its own seat's token only, not {seat}'s"),
+                    });
+                }
+                Err(_) => {
+                    return Err(ServiceError::Unauthorized {
+                        reason: "this needs the seat's own token, or the game's admin token (Authorization: Bearer …)".into(),
+                    });
+                }
+            },
+        };
         self.limit_seat(slot.meta.stream, seat)?;
         let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let current = slot.current();
-        let body = RecordBody::SeatToken { seat, token_hash: hex::encode(hash) };
+        let body = RecordBody::SeatToken { seat, token_hash: hex::encode(hash), by: Some(by) };
         let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
+        tracing::info!(game = %slot.meta.id, %seat, by = by.name(), "seat token renewed: the old token, its tickets and its streams no longer open the seat");
         Ok(ReissuedToken { version: now.version, seat, token })
     }
 
-    /// Hands `seat` to a server bot (or back to its player: `bot` null),
-    /// with the game's admin token. An open seat of a game that has not
-    /// started is taken by the bot (`seat_joined`), under `name`.
+    /// Hands a seat no person holds to a server bot, with the game's admin
+    /// token: an open seat of a game that has not started is taken by the
+    /// bot (`seat_joined`, under `name`), a seat a bot plays goes to
+    /// another bot (`seat_bot`); before the start, `bot` null makes a bot
+    /// leave its seat (`seat_left`: the seat is open again). A seat a
+    /// person holds is theirs: only they hand it to a bot (autopilot), or
+    /// the game's clock when their time runs out.
     ///
     /// # Errors
-    /// `unauthorized` without the admin token; `invalid_input` for a seat
-    /// not at the table, a bad name, or no bot for an open seat;
-    /// `seat_resigned`, `game_finished`, `game_cancelled`; storage errors.
+    /// `unauthorized` without the admin token; `forbidden` for a seat a
+    /// person holds, or a bot's seat left to nobody; `invalid_input` for a
+    /// seat not at the table, a bad name; `seat_open` (no bot for an open
+    /// seat), `seat_resigned`, `game_finished`, `game_cancelled`; storage
+    /// errors.
     pub async fn set_seat_bot(
         &self,
         id: &GameId,
@@ -228,11 +259,29 @@ impl GameService {
             .get(usize::from(seat.0))
             .ok_or_else(|| ServiceError::invalid("seat", format!("{seat} is not at this table")))?;
         let bot = request.bot.map(|bot| bot.seat(self.think_ms()));
+        if current.table.held_by_person(seat) && !sitter.resigned {
+            // (A resigned seat's bot stays: the table says so below.)
+            // The admin may sit at the table too: a person's seat goes to a
+            // bot only by that person (autopilot) or by the clock's rules.
+            return Err(ServiceError::Forbidden {
+                reason: format!(
+                    "{seat} is its player's: only they hand it to a bot (autopilot), or the game's clock does when their time runs out"
+                ),
+            });
+        }
         let body = if sitter.name.is_none() && current.table.waiting() {
             // Taking a bot off a seat nobody sits at: there is none.
             let bot = bot.ok_or(ServiceError::SeatOpen { seat })?;
             let name = request.name.map_or_else(|| format!("Bot {}", seat.0), |name| name.trim().to_string());
             RecordBody::SeatJoined(SeatJoined { seat, name, bot: Some(bot), token_hash: None })
+        } else if sitter.name.is_some() && bot.is_none() && current.table.waiting() {
+            // A bot that took a seat before the start leaves it: the seat is open again.
+            RecordBody::SeatLeft { seat }
+        } else if sitter.name.is_some() && bot.is_none() && !sitter.resigned {
+            // A seat nobody holds and a bot plays: without its bot, nobody would.
+            return Err(ServiceError::Forbidden {
+                reason: format!("{seat} is a server bot's and no person holds it: it can be handed to another bot, not to nobody"),
+            });
         } else if sitter.bot == bot {
             // Nothing changes: nothing is appended.
             return Ok(TableChanged { version: current.version, status: current.status.clone(), receipt: None });

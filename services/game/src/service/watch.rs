@@ -10,6 +10,13 @@
 //!   closed or its gRPC call was cancelled) and ends then, not at the game's
 //!   next record.
 //! - Ended at shutdown: a graceful shutdown would otherwise wait on it.
+//! - Ended when its seat changes hands: a stream opened as a seat (with
+//!   its token or a stream ticket) follows the seat's changes in the log it
+//!   reads, and ends with `seat_revoked` at the record where the seat
+//!   changed hands (a leave, a renewed token, a bot's takeover after a
+//!   timeout), before sending anything from it on, on whichever server it
+//!   runs. A resignation is no change of hands: the seat's player keeps
+//!   its view.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -21,7 +28,7 @@ use ludo_storage::{EventStore, StreamId};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{mpsc, watch};
 
-use super::{GameId, GameService, Slot, corrupt, effective, event, parse_records};
+use super::{GameId, GameService, Slot, corrupt, effective, event, parse_records, seat_of};
 use crate::api::{GameUpdate, StreamEnd};
 use crate::error::ServiceError;
 use crate::kinds::{AnyEffect, AnyGame};
@@ -236,11 +243,19 @@ impl GameService {
     pub async fn watch(&self, id: &GameId, token: Option<&str>, from: u64) -> Result<Watch, ServiceError> {
         let slot = self.slot(id).await?;
         let viewer = slot.viewer(token)?;
-        self.watch_as(slot, viewer, from).await
+        let generation = seat_of(viewer).map(|seat| slot.current().table.generation(seat));
+        self.watch_as(slot, viewer, generation, from).await
     }
 
-    /// [`GameService::watch`] for a viewer already known.
-    pub(super) async fn watch_as(&self, slot: Arc<Slot>, viewer: Viewer, from: u64) -> Result<Watch, ServiceError> {
+    /// [`GameService::watch`] for a viewer already known; a seat's stream
+    /// lasts while the seat's `generation` stays what it is (see `Table`).
+    pub(super) async fn watch_as(
+        &self,
+        slot: Arc<Slot>,
+        viewer: Viewer,
+        generation: Option<u32>,
+        from: u64,
+    ) -> Result<Watch, ServiceError> {
         let current = slot.current();
         if from > current.version + 1 {
             return Err(ServiceError::invalid(
@@ -265,17 +280,23 @@ impl GameService {
         let watchers = self.metrics.watchers.clone();
         let wakeups = self.metrics.watch_wakeups.clone();
         watchers.inc();
+        let holder = seat_of(viewer).zip(generation);
+        tracing::info!(game = %slot.meta.id, seat = ?seat_of(viewer), from, "stream opened");
         tokio::spawn(async move {
             // Whatever the watcher is waiting on (new records, a slow
             // client), a shutdown ends it.
-            tokio::select! {
-                outcome = follow(store, &slot, viewer, from, start, bell, &send, &wakeups) => {
-                    if let Err(err) = outcome {
+            let why = tokio::select! {
+                outcome = follow(store, &slot, (viewer, holder), from, start, bell, &send, &wakeups) => match outcome {
+                    Ok(()) => "over or left",
+                    Err(err) => {
+                        let why = if matches!(err, ServiceError::SeatRevoked { .. }) { "seat changed hands" } else { "failed" };
                         let _ = send.send(Err(err)).await;
+                        why
                     }
-                }
-                () = shut_down(&mut closing) => {}
-            }
+                },
+                () = shut_down(&mut closing) => "server shutting down",
+            };
+            tracing::info!(game = %slot.meta.id, seat = ?seat_of(viewer), why, "stream ended");
             watchers.dec();
         });
         Ok(Watch::Live(receive))
@@ -295,12 +316,15 @@ async fn shut_down(closing: &mut watch::Receiver<bool>) {
 /// Feeds a watcher: brings its own copy of the game to record `from - 1`
 /// (`start`, from the game's history; from record 0 when `from` is 0),
 /// sends each record from `from` on, then follows appends until the game
-/// is over or the watcher's receiver is gone.
+/// is over or the watcher's receiver is gone. A seat's watcher (`holder`:
+/// its seat and the seat's generation when it opened) ends with
+/// `seat_revoked` at the first record after which the seat's generation
+/// is past it, sending nothing from that record on.
 #[allow(clippy::too_many_arguments)]
 async fn follow(
     store: Arc<dyn EventStore>,
     slot: &Slot,
-    viewer: Viewer,
+    (viewer, holder): (Viewer, Option<(ludo_engine::Seat, u32)>),
     from: u64,
     start: Option<(AnyGame, Arc<Table>)>,
     mut bell: Bell,
@@ -321,6 +345,10 @@ async fn follow(
         Ok(Watched::Update(Box::new(GameUpdate { kind: slot.meta.kind.id.into(), event, status, view: replayer.game.view(seen_as) })))
     };
     let empty = || ServiceError::CorruptLog { game: id.into(), seq: 0, reason: "the log is empty".into() };
+    // Whether the seat changed hands since the watcher opened (records
+    // before its opening may show older holders: the seat's log is its
+    // holder's to read).
+    let revoked = |table: &Table| holder.and_then(|(seat, generation)| (table.generation(seat) > generation).then_some(seat));
     let (mut replayer, mut pending) = match start {
         None => {
             let mut pending = parse_records(id, read(0, None).await?)?.into_iter();
@@ -349,6 +377,9 @@ async fn follow(
         let held = bell.doorbells.held(stream);
         for record in pending.by_ref().take_while(|record| held.is_none_or(|held| record.seq < held)) {
             let effects = replayer.apply(&record).map_err(|e| corrupt(id, e))?;
+            if let Some(seat) = revoked(&replayer.table) {
+                return Err(ServiceError::SeatRevoked { seat });
+            }
             if replayer.version >= from && send.send(update(&replayer, record, effects)).await.is_err() {
                 return Ok(());
             }

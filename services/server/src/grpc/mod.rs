@@ -166,7 +166,15 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
                 "seat_bot" => pb::event::Record::SeatBot(pb::SeatBotRecord { seat, bot }),
                 "seat_joined" => pb::event::Record::SeatJoined(pb::SeatJoinedRecord { seat, name: event.name.unwrap_or_default(), bot }),
                 "seat_left" => pb::event::Record::SeatLeft(pb::SeatLeftRecord { seat }),
-                "seat_token" => pb::event::Record::SeatToken(pb::SeatTokenRecord { seat }),
+                "seat_token" => pb::event::Record::SeatToken(pb::SeatTokenRecord {
+                    seat,
+                    by: match event.by {
+                        Some(ludo_game::table::TokenBy::Admin) => pb::TokenBy::Admin,
+                        Some(ludo_game::table::TokenBy::Seat) => pb::TokenBy::Seat,
+                        None => pb::TokenBy::Unspecified,
+                    }
+                    .into(),
+                }),
                 "seat_resigned" => pb::event::Record::SeatResigned(pb::SeatResignedRecord { seat, bot }),
                 "timeout" => pb::event::Record::Timeout(pb::TimeoutRecord { seat, forfeit: event.forfeit.unwrap_or(false), bot }),
                 other => return Err(Status::internal(format!("a {other} record names a seat but is no seat record"))),

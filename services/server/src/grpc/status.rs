@@ -43,6 +43,8 @@ pub fn from_service(err: ServiceError) -> Status {
         ServiceError::NotFound { .. } => status(Code::NotFound, reason, message, HashMap::new()),
         ServiceError::InvalidInput { field, reason: why } => invalid(&field, &why),
         ServiceError::Unauthorized { .. } => status(Code::Unauthenticated, reason, message, HashMap::new()),
+        ServiceError::Forbidden { .. } => status(Code::PermissionDenied, reason, message, HashMap::new()),
+        ServiceError::SeatRevoked { seat } => status(Code::Unauthenticated, reason, message, meta(&[("seat", seat.0.to_string())])),
         ServiceError::RuleViolation { rule, .. } => status(Code::FailedPrecondition, reason, message, meta(&[("rule", rule)])),
         ServiceError::NotYourTurn { to_move, .. } => {
             let seats: Vec<String> = to_move.iter().map(|s| s.0.to_string()).collect();

@@ -352,17 +352,23 @@ async fn cancel_game(State(app): State<AppState>, caller: Caller, GamePath(id): 
     Ok(Json(app.service.cancel(&id, caller.token()).await?))
 }
 
-/// Give a seat a new token, with the game's admin token (a `seat_token`
-/// record holding the new token's hash): the old token stops opening the
-/// seat at once. The new token is shown only here.
+/// Give a seat a new token (a `seat_token` record holding the new token's
+/// hash and who asked): the old token, its stream tickets and its open
+/// streams stop opening the seat at once. Asked for with the seat's own
+/// token (the new token is then its player's alone: do this once you hold
+/// a seat someone else was handed the token of), or with the game's admin
+/// token for a seat whose token the admin holds already (one made with the
+/// game, or one it renewed since), never for a token a player joined with
+/// or renewed. The new token is shown only here.
 #[utoipa::path(
     post, path = "/v1/games/{id}/seats/{seat}/token", tag = "seats",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
-    security(("admin_token" = [])),
+    security(("seat_token" = []), ("admin_token" = [])),
     responses(
         (status = 200, description = "The seat's new token", body = ReissuedToken),
         (status = 400, description = "invalid_input: no such seat", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: neither the seat's own token nor the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden: another seat's token; the admin token for a token a player holds alone; a seat a server bot holds", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "seat_open, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
     )
@@ -371,10 +377,12 @@ async fn reissue_token(State(app): State<AppState>, caller: Caller, SeatPath(id,
     Ok(Json(app.service.reissue_token(&id, caller.token(), seat).await?))
 }
 
-/// Hand a seat to a server bot, with the game's admin token. An open seat
-/// of a game that has not started is taken by the bot (a `seat_joined`
-/// record, under `name`); any other seat gets a `seat_bot` record, as with
-/// autopilot.
+/// Hand a seat no person holds to a server bot, with the game's admin
+/// token. An open seat of a game that has not started is taken by the bot
+/// (a `seat_joined` record, under `name`); a seat a bot plays goes to
+/// another bot (a `seat_bot` record). A seat a person holds is theirs: only
+/// they hand it to a bot (`PUT /v1/games/{id}/autopilot`), or the game's
+/// clock when their time runs out.
 #[utoipa::path(
     put, path = "/v1/games/{id}/seats/{seat}/bot", tag = "seats",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
@@ -384,6 +392,7 @@ async fn reissue_token(State(app): State<AppState>, caller: Caller, SeatPath(id,
         (status = 200, description = "Who plays the seat changed; how the game stands now", body = TableChanged),
         (status = 400, description = "invalid_input: no such seat, a bad bot or name", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden: a seat a person holds", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "seat_resigned, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
     )
@@ -397,16 +406,19 @@ async fn set_seat_bot(
     Ok(Json(app.service.set_seat_bot(&id, caller.token(), seat, request).await?))
 }
 
-/// Take a seat back from its server bot, with the game's admin token (a
-/// `seat_bot` record; nothing when no bot plays it).
+/// Before the game starts, make the server bot that took a seat leave it,
+/// with the game's admin token (a `seat_left` record: the seat is open
+/// again). Once the game has started a bot's seat is never left to nobody,
+/// and a person's seat is theirs (`DELETE /v1/games/{id}/autopilot`).
 #[utoipa::path(
     delete, path = "/v1/games/{id}/seats/{seat}/bot", tag = "seats",
     params(("id" = String, Path, description = "Game id"), ("seat" = u8, Path, description = "Seat number")),
     security(("admin_token" = [])),
     responses(
-        (status = 200, description = "The seat is its player's", body = TableChanged),
+        (status = 200, description = "The seat is open again", body = TableChanged),
         (status = 400, description = "invalid_input: no such seat", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized: not the game's admin token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden: a seat a person holds, or a bot's seat of a game that has started", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "seat_open, seat_resigned, game_finished, game_cancelled, version_conflict", body = Problem, content_type = "application/problem+json"),
     )
@@ -660,7 +672,10 @@ struct StreamQuery {
 /// `GameUpdate`), redacted for the caller; the records already in the log
 /// come first. Once the game is over and its last record sent, a final
 /// `event: end` (`data:` a `StreamEnd`) closes the stream: clients should
-/// close on it. A reconnect to a finished game whose last record was already
+/// close on it. A stream opened as a seat ends with `event: seat_revoked`
+/// (`data:` a problem, code `seat_revoked`) once the seat changes hands (its
+/// player left, its token was renewed, a bot took it over after a timeout):
+/// its old token and tickets no longer open it. A reconnect to a finished game whose last record was already
 /// received (`Last-Event-ID` = its last seq) answers `204`, which stops a
 /// browser's `EventSource`. The stream also ends when the server stops (no
 /// `end` event then: reconnect). A seat follows with its token in
@@ -674,7 +689,7 @@ struct StreamQuery {
         (status = 200, description = "An event stream: each record as a `GameUpdate` (`event: record`), ended by a `StreamEnd` (`event: end`) once the game is over; the schema is each event's `data`", body = StreamData, content_type = "text/event-stream"),
         (status = 204, description = "The game is over and nothing follows the record named by `Last-Event-ID` (or `from`)"),
         (status = 400, description = "invalid_input: `from` or `Last-Event-ID` lies past the next record", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "unauthorized: a token of no seat of this game, or a ticket expired or of another game", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: a token of no seat of this game, or a ticket expired or of another game; seat_revoked: the ticket's seat changed hands since it was issued", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -717,6 +732,10 @@ async fn stream_game(
                 Event::default().id(update.event.seq.to_string()).event("record").json_data(StreamData::Record(update))
             }
             Ok(Watched::Over(end)) => Event::default().event("end").json_data(StreamData::End(end)),
+            // The seat changed hands: the stream's last event, named so a
+            // page can tell it from a failure (a reconnect with the same
+            // ticket or token is refused).
+            Err(err @ ServiceError::SeatRevoked { .. }) => Event::default().event("seat_revoked").json_data(Problem::from(err)),
             Err(err) => Event::default().event("problem").json_data(Problem::from(err)),
         };
         Ok::<_, std::convert::Infallible>(event.unwrap_or_else(|e| Event::default().event("problem").data(e.to_string())))

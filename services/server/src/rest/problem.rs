@@ -110,6 +110,8 @@ impl From<ServiceError> for Problem {
                 Problem { field: Some(field), ..Problem::new(StatusCode::BAD_REQUEST, code, detail) }
             }
             ServiceError::Unauthorized { .. } => Problem::new(StatusCode::UNAUTHORIZED, code, detail),
+            ServiceError::Forbidden { .. } => Problem::new(StatusCode::FORBIDDEN, code, detail),
+            ServiceError::SeatRevoked { seat } => Problem { seat: Some(seat), ..Problem::new(StatusCode::UNAUTHORIZED, code, detail) },
             ServiceError::RuleViolation { rule, .. } => {
                 Problem { rule: Some(rule), ..Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail) }
             }
