@@ -1,7 +1,7 @@
 //! Bad requests get the right status and machine code, over REST and gRPC,
 //! and never change the log.
 
-use ludo_blackbox::{Rest, TestServer, authed, chooser, raw_exchange};
+use ludo_blackbox::{OPERATOR_TOKEN, Rest, TestServer, authed, chooser, raw_exchange};
 use ludo_proto::v1 as pb;
 use serde_json::{Value, json};
 use tonic_types::StatusExt;
@@ -224,14 +224,18 @@ async fn every_rest_error_is_a_problem_with_a_code() {
     let dir = tempfile::tempdir().unwrap();
     let server = TestServer::start(dir.path()).await;
     let rest = server.rest();
-    // Over the 64 MiB export limit, on both routes that take exports: told
-    // by its length (refused at once) or sent in chunks (refused at the limit).
+    // Over the 4 MiB export limit, on both routes that take exports: told
+    // by its length (refused at once) or sent in chunks (refused at the
+    // limit). (An import shows the operator's token: without it, it is
+    // refused before its body is read.)
     let over = ludo_server::limits::MAX_EXPORT_BYTES + 1;
+    let auth = format!("Authorization: Bearer {OPERATOR_TOKEN}\r\n");
     for path in ["/v1/verify", "/v1/games/import"] {
-        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nContent-Length: {over}\r\n\r\n");
+        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/x-ndjson\r\nContent-Length: {over}\r\n\r\n");
         let (status, body) = raw_exchange(server.addr, head.as_bytes(), 0).await;
         assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{path}: {body}");
-        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n");
+        let head =
+            format!("POST {path} HTTP/1.1\r\nHost: x\r\n{auth}Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n");
         let (status, body) = raw_exchange(server.addr, head.as_bytes(), over).await;
         assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{path} chunked: {body}");
     }
@@ -324,7 +328,7 @@ async fn every_grpc_error_carries_a_code_and_details() {
     let report = grpc.verify_game(pb::VerifyGameRequest { export: big.into_bytes() }).await.expect("a 3 MB export is read").into_inner();
     assert!(!report.valid, "3 MB of x is no export");
     let over = vec![b'x'; ludo_server::limits::MAX_EXPORT_BYTES + 1];
-    let status = grpc.import_game(pb::ImportGameRequest { export: over }).await.unwrap_err();
+    let status = grpc.import_game(authed(pb::ImportGameRequest { export: over }, OPERATOR_TOKEN)).await.unwrap_err();
     assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
     assert_eq!(status.get_details_error_info().expect("an ErrorInfo").reason, "payload_too_large");
     drop(grpc);

@@ -412,8 +412,8 @@ async fn every_answer_matches_the_served_document() {
         ("get", format!("/v1/games/{id}/replay?at=99"), rest.get(&format!("/v1/games/{id}/replay?at=99"), None).await),
         ("get", format!("/v1/games/{id}/stream?from=9"), rest.get(&format!("/v1/games/{id}/stream?from=9"), None).await),
         ("post", "/v1/verify".into(), rest.post_bytes("/v1/verify", b"not an export".to_vec()).await),
-        ("post", "/v1/games/import".into(), rest.post_bytes("/v1/games/import", b"not an export".to_vec()).await),
-        ("post", "/v1/games/import".into(), rest.post_bytes("/v1/games/import", exports[0].clone()).await),
+        ("post", "/v1/games/import".into(), rest.import(b"not an export".to_vec()).await),
+        ("post", "/v1/games/import".into(), rest.import(exports[0].clone()).await),
     ];
     // Over the body limit: the server answers and closes at once, so a raw
     // socket sends it and reads the answer.
@@ -438,7 +438,7 @@ async fn every_answer_matches_the_served_document() {
     config.rates.create_per_ip = Some(ludo_server::Rate::new(1, 1));
     let limited = TestServer::start_with(other.path(), config).await;
     let rest = limited.rest();
-    let imported = rest.post_bytes("/v1/games/import", exports[2].clone()).await;
+    let imported = rest.import(exports[2].clone()).await;
     assert_eq!(imported.status, 201, "{imported:?}");
     check("post", "/v1/games/import", &imported);
     assert_eq!(rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["A", "B"]})).await.status, 201);

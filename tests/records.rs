@@ -73,20 +73,35 @@ async fn export_verify_import_replays_identically_for_every_kind() {
             [&serde_json::to_vec(&old_header).unwrap()[..], b"\n", &lines(&export)[1..=records].join(&b'\n')[..], b"\n"].concat();
         assert!(ludo_game::export::verify(&old_form).valid, "{kind}: an export without revealed lines");
 
-        let imported = rest_b.post_bytes("/v1/games/import", export.clone()).await;
+        let imported = rest_b.import(export.clone()).await;
         assert_eq!(imported.status, 201, "{imported:?}");
         assert_eq!(imported.body["id"], id);
-        assert_eq!(rest_b.post_bytes("/v1/games/import", export.clone()).await.body["code"], "game_exists");
+        assert_eq!(rest_b.import(export.clone()).await.body["code"], "game_exists");
         // The imported game is the same game: state, log, steps and every
-        // replay. Only its receipt differs: server B commits to the game in
-        // its own transparency log, under its own key.
+        // replay. It says it was imported, from the key that signed A's
+        // bundle; and B's receipt commits to the same head as an imported
+        // game's, under B's own key: B never signs that it was played there.
         let mut state_b = rest_b.get(&format!("/v1/games/{id}"), None).await.body;
         let (mut state_a, receipt_b) = (state_a.clone(), state_b.as_object_mut().unwrap().remove("receipt"));
         let receipt_a = state_a.as_object_mut().unwrap().remove("receipt");
-        assert_eq!(state_b, state_a);
         let (receipt_a, receipt_b) = (receipt_a.expect("A's receipt"), receipt_b.expect("B's receipt"));
-        assert_eq!(receipt_a["leaf"], receipt_b["leaf"], "{kind}: both logs commit to the same head");
+        let origin = state_b.as_object_mut().unwrap().remove("imported");
+        assert_eq!(origin, Some(json!({"key": receipt_a["key"]})), "{kind}: B shows where the game came from");
+        assert!(state_a.get("imported").is_none(), "{kind}: A played it");
+        assert_eq!(state_b, state_a);
+        let (leaf_a, leaf_b) = (receipt_a["leaf"].as_str().unwrap(), receipt_b["leaf"].as_str().unwrap());
+        assert!(leaf_a.starts_with("ludotheque/game-head/v1\n"), "{leaf_a}");
+        let key_a = receipt_a["key"].as_str().unwrap();
+        let expected_b = leaf_a.replacen("ludotheque/game-head/v1", "ludotheque/imported-game-head/v1", 1).replacen(
+            "\noutcome ",
+            &format!("\norigin key {key_a}\noutcome "),
+            1,
+        );
+        assert_eq!(leaf_b, expected_b, "{kind}: B commits to the same head, as an imported game's");
         assert_ne!(receipt_a["key"], receipt_b["key"], "{kind}: each server signs with its own key");
+        let listed = rest_b.get("/v1/games?limit=1000", None).await.body;
+        let entry = listed["games"].as_array().unwrap().iter().find(|g| g["id"] == id).expect("listed on B").clone();
+        assert_eq!(entry["imported"], json!({"key": key_a}), "{kind}: the listing says so too");
         assert_eq!(rest_b.events(id, None).await, events);
         assert_eq!(
             rest_b.get(&format!("/v1/games/{id}/steps?limit=1000"), None).await.body,
@@ -95,10 +110,22 @@ async fn export_verify_import_replays_identically_for_every_kind() {
         let version = state_a["version"].as_u64().unwrap();
         for at in (0..=version).step_by(7) {
             let path = format!("/v1/games/{id}/replay?at={at}");
-            assert_eq!(rest_b.get(&path, None).await.body, rest_a.get(&path, None).await.body, "{kind} replay at {at}");
+            let mut replay_b = rest_b.get(&path, None).await.body;
+            assert_eq!(replay_b.as_object_mut().unwrap().remove("imported"), Some(json!({"key": key_a})), "{kind} replay at {at}");
+            assert_eq!(replay_b, rest_a.get(&path, None).await.body, "{kind} replay at {at}");
         }
         let (_, export_b) = rest_b.get_bytes(&format!("/v1/games/{id}/export"), None).await;
         assert_eq!(lines(&export_b)[1..], lines(&export)[1..], "re-exported records are byte-identical");
+        let header_b: Value = serde_json::from_slice(lines(&export_b)[0]).unwrap();
+        assert_eq!(header_b["imported"], json!({"key": key_a}), "{kind}: B's export says so too");
+        let report = ludo_game::export::verify(&export_b);
+        assert!(report.valid, "{kind}: B's bundle verifies: {:?}", report.fault);
+        // Dropping the mark from B's bundle breaks its receipt.
+        let mut unmarked = header_b.clone();
+        unmarked.as_object_mut().unwrap().remove("imported");
+        let forged = [&serde_json::to_vec(&unmarked).unwrap()[..], b"\n", &lines(&export_b)[1..].join(&b'\n')[..], b"\n"].concat();
+        let report = ludo_game::export::verify(&forged);
+        assert!(!report.valid && report.fault.as_ref().is_some_and(|f| f.reason.contains("receipt")), "{kind}: {:?}", report.fault);
     }
     a.stop().await;
     b.stop().await;
@@ -135,7 +162,7 @@ async fn tampered_exports_are_caught_at_the_exact_record() {
     tampered[start + 30] ^= 0x02;
     let report = rest.post_bytes("/v1/verify", tampered.clone()).await.body;
     assert_eq!((report["valid"].clone(), report["fault"]["seq"].clone()), (json!(false), json!(5)));
-    let refused = rest.post_bytes("/v1/games/import", tampered).await;
+    let refused = rest.import(tampered).await;
     assert_eq!((refused.status, refused.body["code"].clone(), refused.body["seq"].clone()), (422, json!("invalid_export"), json!(5)));
     // A record removed from the middle, or a forged seed.
     let mut removed: Vec<&[u8]> = lines(&export);

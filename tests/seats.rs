@@ -156,7 +156,7 @@ async fn imports_elsewhere(export: Vec<u8>, here: &Value) {
     let dir = tempfile::tempdir().unwrap();
     let other = TestServer::start(dir.path()).await;
     let rest = other.rest();
-    let imported = rest.post_bytes("/v1/games/import", export).await;
+    let imported = rest.import(export).await;
     assert_eq!(imported.status, 201, "{imported:?}");
     assert_eq!(imported.body["id"], here["id"]);
     assert_eq!(imported.body["version"], here["version"]);

@@ -715,14 +715,21 @@ async fn cancelled_and_imported_games_get_leaves_in_the_log_of_the_server_that_h
     let (game, _) = resigned_game(&rest_a).await;
     let id = id_of(&game);
     let bundle = bundle_of(&rest_a, &id).await;
-    let imported = rest_b.post_bytes("/v1/games/import", bundle.clone()).await;
+    let imported = rest_b.import(bundle.clone()).await;
     assert_eq!(imported.status, 201, "{imported:?}");
-    // B's own leaf for it, under B's key, the same head as A's.
+    // B's own leaf for it, under B's key: the same head as A's, as an
+    // imported game's, naming the key that signed A's bundle.
     let there = rest_b.get(&format!("/v1/games/{id}/receipt"), None).await;
     assert_eq!(there.status, 200, "{there:?}");
     assert_eq!((there.body["key"].as_str(), there.body["leaf_index"].as_u64()), (Some(key_b.as_str()), Some(0)));
     let (header_a, _) = split::<Value>(&bundle);
-    assert_eq!(there.body["leaf"], header_a["receipt"]["leaf"], "both logs commit to the same head");
+    let leaf_a = header_a["receipt"]["leaf"].as_str().unwrap();
+    let as_imported = leaf_a.replacen("ludotheque/game-head/v1\n", "ludotheque/imported-game-head/v1\n", 1).replacen(
+        "\noutcome ",
+        &format!("\norigin key {key_a}\noutcome "),
+        1,
+    );
+    assert_eq!(there.body["leaf"].as_str(), Some(as_imported.as_str()), "both logs commit to the same head; B's says it imported it");
     let bundle_b = bundle_of(&rest_b, &id).await;
     assert!(offline(&bundle_b, &key_b).is_ok());
     assert!(offline(&bundle_b, &key_a).is_err(), "B's bundle is not signed by A's key");

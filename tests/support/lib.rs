@@ -176,6 +176,10 @@ pub mod tamper {
     }
 }
 
+/// The operator token every test server takes imports with (see
+/// [`Rest::import`]).
+pub const OPERATOR_TOKEN: &str = "ludo_test_operator_0123456789abcdef0123456789abcdef";
+
 /// The real server, serving on an ephemeral port over a store of
 /// [`Backend::current`].
 pub struct TestServer {
@@ -205,14 +209,15 @@ impl TestServer {
     }
 
     /// Starts a server on `data_dir` with `config`'s limits and its game
-    /// service set up by `configure` (a webhook policy, say).
+    /// service set up by `configure` (a webhook policy, say), after it takes
+    /// imports with [`OPERATOR_TOKEN`].
     pub async fn start_configured(
         data_dir: &Path,
         config: ludo_server::ServerConfig,
         configure: impl FnOnce(GameService) -> GameService,
     ) -> TestServer {
         let store = Backend::current().open(data_dir).await;
-        let service = Arc::new(configure(GameService::new(store, Arc::new(SystemClock))));
+        let service = Arc::new(configure(GameService::new(store, Arc::new(SystemClock)).with_operator_token(Some(OPERATOR_TOKEN))));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let (stop, stopped) = oneshot::channel::<()>();
@@ -311,6 +316,11 @@ impl Rest {
     /// POST raw bytes (an export) to `path`.
     pub async fn post_bytes(&self, path: &str, body: Vec<u8>) -> Answer {
         self.send(self.http.post(format!("{}{path}", self.base)).header("content-type", "application/x-ndjson").body(body)).await
+    }
+
+    /// Imports an export, with the test servers' [`OPERATOR_TOKEN`].
+    pub async fn import(&self, export: Vec<u8>) -> Answer {
+        self.post_raw("/v1/games/import", Some(OPERATOR_TOKEN), "application/x-ndjson", export).await
     }
 
     /// Opens a Server-Sent Events stream.

@@ -218,6 +218,7 @@ async fn long_match(http: &reqwest::Client, base: &str) -> Result<(Value, Played
 async fn import(http: &reqwest::Client, base: &str, export: &bytes::Bytes) -> Result<(String, u64, Value), String> {
     let answer = http
         .post(format!("{base}/v1/games/import"))
+        .bearer_auth(crate::server::OPERATOR_TOKEN)
         .header("content-type", "application/x-ndjson")
         .body(export.clone())
         .send()

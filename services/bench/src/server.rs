@@ -38,6 +38,9 @@ pub struct Server {
     dir: tempfile::TempDir,
 }
 
+/// The operator token the bench's servers take imports with.
+pub const OPERATOR_TOKEN: &str = "ludo_bench_operator_0123456789abcdef0123456789abcdef";
+
 impl Server {
     /// Starts `binary serve` and waits until it answers `/readyz`.
     ///
@@ -65,6 +68,9 @@ impl Server {
             // Warnings only: the bench measures the server, not its
             // per-request log lines (the in-process bench had none either).
             .env("RUST_LOG", "warn")
+            // Imports need the operator's token (a baseline built before
+            // imports did ignores it).
+            .env("LUDO_OPERATOR_TOKEN", OPERATOR_TOKEN)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)

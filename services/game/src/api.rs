@@ -354,6 +354,10 @@ pub struct GameSummary {
     /// When the game ended (RFC 3339): the time of its last record.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_at: Option<String>,
+    /// Present for a game imported from an export rather than played on
+    /// this server: where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::transparency::Imported>,
 }
 
 /// A page of games, oldest first.
@@ -426,6 +430,10 @@ pub struct GameState {
     /// receipt from the server's transparency log.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<crate::transparency::Receipt>,
+    /// Present for a game imported from an export rather than played on
+    /// this server: where it came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::transparency::Imported>,
 }
 
 /// The caller's legal moves.
@@ -678,6 +686,10 @@ pub struct ImportedGame {
     pub version: u64,
     /// The game's result.
     pub status: Status,
+    /// Where it came from: the key that signed the bundle's receipt, or
+    /// unknown. The game shows as imported everywhere (listing, views,
+    /// exports, its transparency-log leaf).
+    pub imported: crate::transparency::Imported,
 }
 
 /// What one record did, in words a viewer can show.

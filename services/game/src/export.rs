@@ -70,6 +70,12 @@ pub struct ExportHeader {
     /// exports made before receipts existed, which verify as they always did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receipt: Option<crate::transparency::Receipt>,
+    /// For a game the exporting server imported rather than saw played:
+    /// where it came from. Its receipt's leaf says the same (an
+    /// `imported-game-head`), so this cannot be dropped without the receipt
+    /// failing. Absent for a game played on the exporting server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::transparency::Imported>,
 }
 
 impl ExportHeader {
@@ -190,6 +196,10 @@ pub struct VerifyReport {
     /// is the whole log: compare `last_hash` with what the server says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub receipt: Option<crate::transparency::ReceiptReport>,
+    /// What the header says of a game the exporting server imported
+    /// rather than saw played (its receipt, when valid, says the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported: Option<crate::transparency::Imported>,
     /// The first problem, when not valid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<ExportFault>,
@@ -253,6 +263,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
         status: None,
         view: None,
         receipt: None,
+        imported: None,
         fault: None,
     };
     let empty = |report: VerifyReport| Verified { header: blank_header(), records: vec![], report, table: None };
@@ -263,6 +274,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
         Err(err) => return empty(report.failed(1, None, format!("the header is not an export header: {err}"))),
     };
     report.game_id = Some(header.game_id.clone());
+    report.imported.clone_from(&header.imported);
     // A receipt is reported from here on, unchecked until the game re-plays:
     // "no receipt" and "not checked" never look the same.
     report.receipt = header.receipt.as_ref().map(|receipt| crate::transparency::ReceiptReport::unchecked(receipt, trusted_key));
@@ -382,6 +394,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
                     records: records.len() as u64,
                     last_hash: report.last_hash.clone().unwrap_or_default(),
                     status: status.clone(),
+                    imported: header.imported.clone(),
                 };
                 let (checked, outcome) = crate::transparency::check_receipt(receipt, head.leaf().as_deref(), trusted_key);
                 report.receipt = Some(checked);
@@ -438,5 +451,6 @@ fn blank_header() -> ExportHeader {
         exported_at: String::new(),
         revealed: None,
         receipt: None,
+        imported: None,
     }
 }

@@ -31,7 +31,7 @@ pub mod webhook;
 pub use error::ServiceError;
 pub use service::{
     BotSettings, Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, DEFAULT_THINK_MS, GameId, GameService, LogInfo, LogSettings,
-    MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock, TICKET_LIFETIME, TransparencyLog, Watch,
-    Watched, is_reserved,
+    MAX_IMPORT_BYTES, MAX_IMPORT_RECORDS, MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock,
+    TICKET_LIFETIME, TransparencyLog, Watch, Watched, is_reserved,
 };
 pub use status::{Forfeit, ForfeitReason, Status};

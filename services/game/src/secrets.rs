@@ -30,6 +30,10 @@ pub struct Secrets {
     pub invitation_hashes: Vec<[u8; 32]>,
     /// The game's webhook, with its signing secret (kept here, never in the log).
     pub webhook: Option<crate::webhook::Webhook>,
+    /// For a game imported from an export rather than created here: where
+    /// it came from (format 3 on; a game imported before has no seat token
+    /// and reads as imported from an unknown origin).
+    pub imported: Option<crate::transparency::Imported>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -52,6 +56,9 @@ struct StoredSecrets {
     /// Format 2 on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     webhook: Option<StoredWebhook>,
+    /// Format 3 on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    imported: Option<crate::transparency::Imported>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -60,8 +67,10 @@ struct StoredWebhook {
     secret: String,
 }
 
-/// The sealed data's format this version writes (1: seed and token hashes only).
-const SECRETS_FORMAT: u32 = 2;
+/// The sealed data's format this version writes (1: seed and token hashes
+/// only; 2: the admin token's hash, invitations, the webhook; 3: where an
+/// imported game came from).
+const SECRETS_FORMAT: u32 = 3;
 
 /// What the creator of a game receives in clear, once: the server keeps
 /// only hashes.
@@ -86,7 +95,7 @@ pub fn generate_with(players: usize, invitations: bool) -> Result<(Secrets, Cred
     let (tokens, token_hashes) = credentials(TOKEN_PREFIX, players)?;
     let (mut admin, admin_hash) = credentials(ADMIN_PREFIX, 1)?;
     let (codes, invitation_hashes) = credentials(INVITATION_PREFIX, if invitations { players } else { 0 })?;
-    let secrets = Secrets { seed, token_hashes, admin_hash: admin_hash.first().copied(), invitation_hashes, webhook: None };
+    let secrets = Secrets { seed, token_hashes, admin_hash: admin_hash.first().copied(), invitation_hashes, webhook: None, imported: None };
     Ok((secrets, Credentials { tokens, admin: admin.remove(0), invitations: codes }))
 }
 
@@ -172,6 +181,7 @@ impl Secrets {
             admin_hash: self.admin_hash.map(hex::encode),
             invitation_hashes: self.invitation_hashes.iter().map(hex::encode).collect(),
             webhook: self.webhook.as_ref().map(|hook| StoredWebhook { url: hook.url.clone(), secret: hex::encode(hook.secret) }),
+            imported: self.imported.clone(),
         };
         serde_json::to_vec(&stored).expect("secrets serialize")
     }
@@ -186,14 +196,20 @@ impl Secrets {
             return Err(format!("unknown secrets format {}", stored.format));
         }
         let seed = decode32(&stored.seed)?;
-        let token_hashes = stored.token_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
+        let token_hashes: Vec<[u8; 32]> = stored.token_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
         let admin_hash = stored.admin_hash.as_deref().map(decode32).transpose()?;
         let invitation_hashes = stored.invitation_hashes.iter().map(|h| decode32(h)).collect::<Result<_, _>>()?;
         let webhook = match stored.webhook {
             Some(hook) => Some(crate::webhook::Webhook { url: hook.url, secret: decode32(&hook.secret)? }),
             None => None,
         };
-        Ok(Secrets { seed: Seed(seed), token_hashes, admin_hash, invitation_hashes, webhook })
+        // Only an import leaves a game without seat tokens: one imported
+        // before imports were marked came from nobody knows where.
+        let imported = match stored.imported {
+            None if stored.format < 3 && token_hashes.is_empty() => Some(crate::transparency::Imported { key: None }),
+            imported => imported,
+        };
+        Ok(Secrets { seed: Seed(seed), token_hashes, admin_hash, invitation_hashes, webhook, imported })
     }
 }
 
@@ -258,14 +274,33 @@ mod tests {
 
     #[test]
     fn format_1_secrets_still_read() {
-        let old = br#"{"format":1,"seed":"0000000000000000000000000000000000000000000000000000000000000000","token_hashes":[]}"#;
+        let old = br#"{"format":1,"seed":"0000000000000000000000000000000000000000000000000000000000000000","token_hashes":["00000000000000000000000000000000000000000000000000000000000000aa"]}"#;
         let secrets = Secrets::from_bytes(old).unwrap();
-        assert_eq!((secrets.admin_hash, secrets.invitation_hashes.len()), (None, 0));
+        assert_eq!((secrets.admin_hash, secrets.invitation_hashes.len(), secrets.imported), (None, 0, None));
+    }
+
+    #[test]
+    fn a_game_imported_before_imports_were_marked_reads_as_imported_from_nowhere_known() {
+        // What an import wrote then: the seed, and no seat token.
+        let old = br#"{"format":2,"seed":"0000000000000000000000000000000000000000000000000000000000000000","token_hashes":[]}"#;
+        assert_eq!(Secrets::from_bytes(old).unwrap().imported, Some(crate::transparency::Imported { key: None }));
+        let marked = Secrets {
+            imported: Some(crate::transparency::Imported { key: Some("example.com/ludo+01234567+AQID".into()) }),
+            ..Secrets::from_bytes(old).unwrap()
+        };
+        assert_eq!(Secrets::from_bytes(&marked.to_bytes()).unwrap(), marked);
     }
 
     #[test]
     fn commitment_is_sha256_of_the_seed() {
-        let secrets = Secrets { seed: Seed([0; 32]), token_hashes: vec![], admin_hash: None, invitation_hashes: vec![], webhook: None };
+        let secrets = Secrets {
+            seed: Seed([0; 32]),
+            token_hashes: vec![],
+            admin_hash: None,
+            invitation_hashes: vec![],
+            webhook: None,
+            imported: None,
+        };
         // SHA-256 of 32 zero bytes.
         assert_eq!(secrets.seed_commitment(), "66687aadf862bd776c8fc18b8e9f8e20089714856ee233b3902a591d0d5f2925");
     }

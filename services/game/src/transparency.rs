@@ -8,7 +8,11 @@
 //! - Every game that ends (finished or cancelled) becomes one **leaf** of
 //!   an append-only Merkle tree ([RFC 6962] hashing): its id, its record
 //!   count, the hash of its last record and its outcome, as the text
-//!   [`GameHead::leaf`] writes.
+//!   [`GameHead::leaf`] writes. A game played on this server has a
+//!   `game-head` leaf; a game imported from an export has an
+//!   `imported-game-head` leaf naming its origin (the key that signed the
+//!   bundle it came in, or `unknown`): the server never signs that a game
+//!   was played on it when it was not.
 //! - The server signs **checkpoints** of that tree (origin, size, root) in
 //!   the C2SP [tlog-checkpoint] format, inside a C2SP [signed-note], with an
 //!   Ed25519 key whose public half it publishes. It never signs two
@@ -44,8 +48,11 @@ use crate::status::{ForfeitReason, Status};
 
 pub use tlog_tiles::{record_hash, stored_hash_count, stored_hash_index};
 
-/// The first line of every leaf this version writes.
+/// The first line of the leaf of a game played on this server.
 pub const LEAF_FORMAT: &str = "ludotheque/game-head/v1";
+
+/// The first line of the leaf of a game imported from an export.
+pub const IMPORTED_LEAF_FORMAT: &str = "ludotheque/imported-game-head/v1";
 
 /// How the origin (and key name) of a log whose operator named none
 /// begins: 8 random hex digits follow, drawn once when the log is made. An
@@ -83,6 +90,20 @@ pub struct GameHead {
     pub last_hash: String,
     /// How it ended.
     pub status: Status,
+    /// For a game imported from an export rather than played here: where
+    /// it came from.
+    pub imported: Option<Imported>,
+}
+
+/// Where an imported game came from, as far as this server can tell.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Imported {
+    /// The transparency-log key (a C2SP verifier key) that signed the
+    /// receipt of the bundle it was imported from: the log of the server it
+    /// was played on, as far as that key's holder says. Null: unknown (the
+    /// export carried no receipt).
+    pub key: Option<String>,
 }
 
 impl GameHead {
@@ -100,12 +121,22 @@ impl GameHead {
     /// forfeits 2:resigned
     /// ```
     ///
-    /// A cancelled game's leaf ends at `outcome cancelled`. `None` for a
-    /// game that is not over.
+    /// A cancelled game's leaf ends at `outcome cancelled`. An imported
+    /// game's leaf begins with [`IMPORTED_LEAF_FORMAT`] and has an `origin`
+    /// line after `last`: `origin key <verifier key>` or `origin unknown`.
+    /// `None` for a game that is not over.
     #[must_use]
     pub fn leaf(&self) -> Option<String> {
         use std::fmt::Write;
-        let mut out = format!("{LEAF_FORMAT}\ngame {}\nrecords {}\nlast {}\n", self.game_id, self.records, self.last_hash);
+        let format = if self.imported.is_some() { IMPORTED_LEAF_FORMAT } else { LEAF_FORMAT };
+        let mut out = format!("{format}\ngame {}\nrecords {}\nlast {}\n", self.game_id, self.records, self.last_hash);
+        match &self.imported {
+            Some(Imported { key: Some(key) }) => {
+                let _ = writeln!(out, "origin key {key}");
+            }
+            Some(Imported { key: None }) => out.push_str("origin unknown\n"),
+            None => {}
+        }
         match &self.status {
             Status::Finished { result, forfeits } => {
                 out.push_str("outcome finished\nscores");
@@ -133,11 +164,12 @@ impl GameHead {
     }
 }
 
-/// The game id a leaf names (its second line), if it is a leaf of this format.
+/// The game id a leaf names (its second line), if it is a leaf of a
+/// format this version writes (a played or an imported game's).
 #[must_use]
 pub fn leaf_game(leaf: &str) -> Option<&str> {
     let mut lines = leaf.lines();
-    (lines.next()? == LEAF_FORMAT).then_some(())?;
+    matches!(lines.next()?, LEAF_FORMAT | IMPORTED_LEAF_FORMAT).then_some(())?;
     lines.next()?.strip_prefix("game ")
 }
 
@@ -616,6 +648,7 @@ mod tests {
                 result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] },
                 forfeits: vec![Forfeit { seat: Seat(1), reason: ForfeitReason::TimedOut }],
             },
+            imported: None,
         };
         let leaf = head.leaf().unwrap();
         assert_eq!(
@@ -625,8 +658,30 @@ mod tests {
         assert_eq!(leaf_game(&leaf), Some("g"));
         let cancelled = GameHead { status: Status::Cancelled, ..head.clone() };
         assert!(cancelled.leaf().unwrap().ends_with("outcome cancelled\n"));
-        let running = GameHead { status: Status::Waiting { open_seats: vec![] }, ..head };
+        let running = GameHead { status: Status::Waiting { open_seats: vec![] }, ..head.clone() };
         assert_eq!(running.leaf(), None);
+    }
+
+    #[test]
+    fn an_imported_game_s_leaf_says_so_and_names_its_origin() {
+        let status = Status::Finished { result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] }, forfeits: vec![] };
+        let head = GameHead { game_id: "g".into(), records: 9, last_hash: "ab".into(), status, imported: None };
+        let played = head.leaf().unwrap();
+        let key = key();
+        let signed = GameHead { imported: Some(Imported { key: Some(key.verifier_key().into()) }), ..head.clone() }.leaf().unwrap();
+        assert_eq!(
+            signed,
+            format!(
+                "ludotheque/imported-game-head/v1\ngame g\nrecords 9\nlast ab\norigin key {}\noutcome finished\nscores 3 -1\nwinners 0\nforfeits\n",
+                key.verifier_key()
+            )
+        );
+        let unknown = GameHead { imported: Some(Imported { key: None }), ..head }.leaf().unwrap();
+        assert!(unknown.starts_with("ludotheque/imported-game-head/v1\n") && unknown.contains("\norigin unknown\n"), "{unknown}");
+        // No imported leaf is ever the leaf of the same game played here.
+        assert_ne!(signed, played);
+        assert_ne!(unknown, played);
+        assert_eq!((leaf_game(&signed), leaf_game(&unknown)), (Some("g"), Some("g")));
     }
 
     proptest::proptest! {

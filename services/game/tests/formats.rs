@@ -74,8 +74,8 @@ fn a_format_1_record_with_format_2_members_is_refused() {
 async fn format_1_exports_import_and_read_back() {
     for (kind, export) in FIXTURES {
         let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
-        let service = GameService::new(store, Arc::new(SystemClock));
-        let imported = service.import(export.as_bytes().to_vec()).await.expect("a format 1 export imports");
+        let service = GameService::new(store, Arc::new(SystemClock)).with_operator_token(Some(OPERATOR));
+        let imported = service.import(export.as_bytes().to_vec(), Some(OPERATOR)).await.expect("a format 1 export imports");
         let id = imported.id.parse().unwrap();
         let page = service.events(&id, None, 0, 1000).await.unwrap();
         let (header, records) = records_of(export);
@@ -104,6 +104,7 @@ async fn a_half_played_format_1_game_goes_on_in_the_format_of_the_day() {
         admin_hash: None,
         invitation_hashes: Vec::new(),
         webhook: None,
+        imported: None,
     };
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
     let stream = header.game_id.parse::<ludo_game::GameId>().unwrap().stream();
@@ -259,8 +260,8 @@ async fn format_2_exports_still_verify_import_and_export_byte_for_byte() {
             }
         }
         assert!(handovers >= 1, "{what}: every fixture hands a seat over at least once");
-        let service = GameService::new(Arc::new(MemoryStore::new()), Arc::new(SystemClock));
-        let imported = service.import(export.as_bytes().to_vec()).await.expect("a format 2 export imports");
+        let service = GameService::new(Arc::new(MemoryStore::new()), Arc::new(SystemClock)).with_operator_token(Some(OPERATOR));
+        let imported = service.import(export.as_bytes().to_vec(), Some(OPERATOR)).await.expect("a format 2 export imports");
         let id = imported.id.parse().unwrap();
         let page = service.events(&id, None, 0, 1000).await.unwrap();
         assert_eq!(page.events.iter().filter(|e| e.kind == "seat_bot").count(), handovers, "{what}");
@@ -282,6 +283,9 @@ fn a_format_2_record_with_format_3_members_is_refused() {
     let as_three = text.replace(r#""format":2,"#, r#""format":3,"#);
     assert!(Record::from_bytes(as_three.as_bytes()).unwrap_err().contains("format 3 game_created"), "{as_three}");
 }
+
+/// The operator token the services here take imports with.
+const OPERATOR: &str = "operator-token-of-the-format-tests";
 
 /// A game of `seats` (null: open) of two-seat Cardinal or three-seat, set up.
 fn lobby(seats: &[Option<&str>], public: bool) -> (Record, ludo_engine::Seed) {

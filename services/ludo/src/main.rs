@@ -196,6 +196,13 @@ struct ServeArgs {
     /// special-purpose addresses are refused unless listed here.
     #[arg(long, env = "LUDO_WEBHOOK_ALLOW", default_value_t = ludo_game::webhook::WebhookPolicy::default())]
     webhook_allow: ludo_game::webhook::WebhookPolicy,
+    /// A file holding the operator's token (or the token itself in the
+    /// variable LUDO_OPERATOR_TOKEN): imports (`POST /v1/games/import`,
+    /// gRPC `ImportGame`) need it as their bearer token. At least 32
+    /// characters (e.g. `openssl rand -hex 32`). Default: none, and the
+    /// server takes no import.
+    #[arg(long, env = "LUDO_OPERATOR_TOKEN_FILE")]
+    operator_token_file: Option<PathBuf>,
     #[command(flatten)]
     limits: limits::LimitArgs,
     #[command(flatten)]
@@ -221,7 +228,36 @@ struct BotArgs {
     bot_iterations: u32,
 }
 
+/// Fewest characters of an operator token: a token anyone could guess
+/// would open imports to everyone.
+const MIN_OPERATOR_TOKEN: usize = 32;
+
 impl ServeArgs {
+    /// The operator's token, from its file or the environment (never from
+    /// the command line, where any user of the machine could read it).
+    fn operator_token(&self) -> Result<Option<String>, String> {
+        let from_env = std::env::var("LUDO_OPERATOR_TOKEN").ok().filter(|text| !text.trim().is_empty());
+        let token = match (&self.operator_token_file, from_env) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "the operator token is given twice: --operator-token-file (LUDO_OPERATOR_TOKEN_FILE) and LUDO_OPERATOR_TOKEN".into()
+                );
+            }
+            (None, None) => return Ok(None),
+            (None, Some(text)) => text,
+            (Some(path), None) => {
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read the operator token {}: {e}", path.display()))?
+            }
+        };
+        let token = token.trim();
+        if token.chars().count() < MIN_OPERATOR_TOKEN || !token.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(format!(
+                "the operator token is {MIN_OPERATOR_TOKEN} or more printable characters without spaces (e.g. `openssl rand -hex 32`)"
+            ));
+        }
+        Ok(Some(token.to_string()))
+    }
+
     /// The transparency log's settings: origin, and the key from its file.
     fn log_settings(&self) -> Result<ludo_game::LogSettings, String> {
         // The key's text may also come from the environment (a secret
@@ -321,6 +357,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
         .with_seat_rate(args.limits.rate_moves_per_seat.0)
         .with_bots(args.bots.settings())
         .with_webhook_policy(args.webhook_allow.clone())
+        .with_operator_token(args.operator_token()?.as_deref())
         .with_log(args.log_settings()?);
     if let Some(path) = &args.kardinal_board {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the board {}: {e}", path.display()))?;

@@ -56,6 +56,9 @@ pub(super) struct StoredSummary {
     /// and the size of the checkpoint its receipt is against.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) logged: Option<(u64, u64)>,
+    /// For an imported game: where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    imported: Option<crate::transparency::Imported>,
 }
 
 fn no_bots(bots: &[Option<BotSeat>]) -> bool {
@@ -80,13 +83,20 @@ impl StoredSummary {
             public: table.public(),
             deadline_ms: table.next_deadline().map(|(at, _)| at),
             logged: None,
+            imported: None,
         }
+    }
+
+    /// The same, for a game imported from `imported` (or not).
+    pub(super) fn imported(self, imported: Option<crate::transparency::Imported>) -> Self {
+        StoredSummary { imported, ..self }
     }
 
     /// The summary of a live game at `version` with `status` and `table`,
     /// its last record made at `last_at`.
     pub(super) fn of(meta: &GameMeta, (version, status): (u64, &Status), table: &Table, last_at: &str) -> Self {
         StoredSummary::new(meta.kind.id.into(), table, meta.created_at.clone(), (version, status), last_at)
+            .imported(meta.secrets.imported.clone())
     }
 
     /// Whether a seat a server bot plays is to move.
@@ -124,6 +134,7 @@ impl StoredSummary {
             status: self.status,
             created_at: self.created_at,
             finished_at: self.finished_at,
+            imported: self.imported,
         }
     }
 }

@@ -28,6 +28,7 @@ pub use tickets::TICKET_LIFETIME;
 pub use tlog::{LogInfo, LogSettings, TransparencyLog, is_reserved};
 
 pub use listing::MAX_LIST_SCAN;
+pub use transfer::{MAX_IMPORT_BYTES, MAX_IMPORT_RECORDS};
 pub use watch::{Watch, Watched};
 
 use std::collections::HashMap;
@@ -287,6 +288,9 @@ pub struct GameService {
     log_settings: LogSettings,
     /// The transparency log, once opened.
     tlog: tokio::sync::OnceCell<Arc<tlog::TransparencyLog>>,
+    /// SHA-256 of the operator's token, which imports need; none: the
+    /// server takes no import.
+    operator_hash: Option<[u8; 32]>,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -412,6 +416,7 @@ impl GameService {
             webhooks: std::sync::OnceLock::new(),
             log_settings: LogSettings::default(),
             tlog: tokio::sync::OnceCell::new(),
+            operator_hash: None,
         };
         service.share_default_options();
         service
@@ -421,6 +426,15 @@ impl GameService {
     #[must_use]
     pub fn with_max_live_games(mut self, max: usize) -> Self {
         self.max_live_games = max.max(1);
+        self
+    }
+
+    /// Takes imports from the holder of `token` (the operator's); without
+    /// one (the default) the server takes no import: an import makes the
+    /// server keep, list and sign for a game nobody played on it.
+    #[must_use]
+    pub fn with_operator_token(mut self, token: Option<&str>) -> Self {
+        self.operator_hash = token.map(secrets::hash_token);
         self
     }
 

@@ -49,6 +49,7 @@ impl GameService {
             seed: latest_status.is_finished().then(|| hex::encode(slot.meta.secrets.seed.0)),
             view: game.view(seen_as),
             receipt: None,
+            imported: slot.meta.secrets.imported.clone(),
         }
     }
 

@@ -679,6 +679,7 @@ impl GameService {
             records: current.version + 1,
             last_hash: last.hash.clone(),
             status: current.status.clone(),
+            imported: slot.meta.secrets.imported.clone(),
         };
         Ok((head.leaf().ok_or(ServiceError::GameNotOver)?, last.at.clone()))
     }

@@ -8,6 +8,7 @@ pub(super) fn imported_summary(
     records: &[Record],
     (version, status): (u64, &Status),
     table: &Table,
+    imported: &crate::transparency::Imported,
 ) -> Result<StoredSummary, ServiceError> {
     let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Err(ServiceError::Internal("a verified export without records".into()));
@@ -15,8 +16,17 @@ pub(super) fn imported_summary(
     let RecordBody::GameCreated(created) = &first.body else {
         return Err(ServiceError::Internal("a verified export whose record 0 is not game_created".into()));
     };
-    Ok(StoredSummary::new(created.kind.clone(), table, first.at.clone(), (version, status), &last.at))
+    Ok(StoredSummary::new(created.kind.clone(), table, first.at.clone(), (version, status), &last.at).imported(Some(imported.clone())))
 }
+
+/// Most bytes of an export an import (or a verification) takes: far above
+/// any game's (bots' games measured 19 KB for Cardinal, 71 KB for Kardinal
+/// & König, 87 KB for a Battle 13 match, revealed hands included).
+pub const MAX_IMPORT_BYTES: usize = 4 * 1024 * 1024;
+
+/// Most records of an imported game: far above any game's (moves, and at
+/// most `MAX_SEAT_RECORDS` seat records).
+pub const MAX_IMPORT_RECORDS: usize = 10_000;
 
 impl GameService {
     /// The game's whole record as JSON Lines (see [`crate::export`]); with
@@ -56,6 +66,7 @@ impl GameService {
             revealed: revealed.as_ref().map(|lines| lines.len() as u64),
             // A finished game's export is a bundle: its receipt with it.
             receipt: if finished { Some(self.receipt_of(&slot, &current).await?) } else { None },
+            imported: slot.meta.secrets.imported.clone(),
         };
         let raw: Vec<Vec<u8>> = stored.into_iter().map(|r| r.bytes).collect();
         Ok(export::write(&header, &raw, revealed.as_deref().unwrap_or_default()))
@@ -78,14 +89,39 @@ impl GameService {
         Ok(report)
     }
 
-    /// Imports a finished game's export after verifying it; the game keeps
-    /// its id and replays identically. It has no seat tokens: it is over.
+    /// Imports a finished game's export after verifying it, with the
+    /// operator's token (see [`GameService::with_operator_token`]): the
+    /// game keeps its id and replays identically, and is marked as
+    /// imported everywhere it shows (its listing, views, exports and its
+    /// transparency-log leaf, which names its origin: the key that signed
+    /// the bundle's receipt, or unknown). It has no seat tokens: it is over.
+    /// It is bounded as a game created here is: at most
+    /// [`MAX_IMPORT_BYTES`] and [`MAX_IMPORT_RECORDS`], its options and
+    /// clock as creation takes them, its names as names.
     ///
     /// # Errors
-    /// `invalid_export` naming the first bad line, `invalid_input` for a
-    /// running game's export (it has no seed to re-play with), `game_exists`.
-    pub async fn import(&self, bytes: impl Into<Vec<u8>>) -> Result<ImportedGame, ServiceError> {
+    /// `forbidden` when the server takes no import (no operator token is
+    /// configured); `unauthorized` without the operator's token;
+    /// `invalid_export` naming the first bad line; `invalid_input` for a
+    /// running game's export (it has no seed to re-play with), a field out
+    /// of creation's bounds, a game id that is no time-ordered (v7) id of
+    /// the past; `game_exists`.
+    pub async fn import(&self, bytes: impl Into<Vec<u8>>, token: Option<&str>) -> Result<ImportedGame, ServiceError> {
+        self.check_operator(token)?;
         let bytes = bytes.into();
+        if bytes.len() > MAX_IMPORT_BYTES {
+            return Err(ServiceError::invalid("export", format!("{} bytes; an import is at most {MAX_IMPORT_BYTES}", bytes.len())));
+        }
+        // The header says how long the game is: a game longer than any game
+        // played here is refused before anything is re-played.
+        let header = export::ExportHeader::read(&bytes).map_err(|err| ServiceError::InvalidExport {
+            line: 1,
+            seq: None,
+            reason: format!("the header is not an export header: {err}"),
+        })?;
+        if header.records > MAX_IMPORT_RECORDS as u64 {
+            return Err(ServiceError::invalid("export", format!("{} records; an import is at most {MAX_IMPORT_RECORDS}", header.records)));
+        }
         // A whole replay: off the async workers.
         let verified = blocking(move || export::check(&bytes)).await?;
         if let Some(fault) = verified.report.fault {
@@ -94,25 +130,26 @@ impl GameService {
         if !verified.report.replayed {
             return Err(ServiceError::invalid("export", "only a finished game's export, which carries its seed, can be imported"));
         }
-        let stream = parse_id(&verified.header.game_id).map_err(|_| ServiceError::InvalidExport {
-            line: 1,
-            seq: None,
-            reason: "the game id is not a UUID".into(),
-        })?;
+        let stream = imported_id(&verified.header.game_id, self.clock.now())?;
+        check_imported(&verified.records)?;
         let seed = verified.header.seed.as_deref().unwrap_or_default();
         let mut seed_bytes = [0u8; 32];
         hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
+        // Its origin: the key that signed the bundle's receipt (checked by
+        // `export::check`), or unknown.
+        let imported = crate::transparency::Imported { key: verified.header.receipt.as_ref().map(|receipt| receipt.key.clone()) };
         let secrets = Secrets {
             seed: ludo_engine::Seed(seed_bytes),
             token_hashes: Vec::new(),
             admin_hash: None,
             invitation_hashes: Vec::new(),
             webhook: None,
+            imported: Some(imported.clone()),
         };
         let version = verified.records.len() as u64 - 1;
         let status = verified.report.status.clone().unwrap_or(Status::InProgress { to_move: vec![], clock: None });
         let table = verified.table.as_ref().ok_or_else(|| ServiceError::Internal("a replayed export without its table".into()))?;
-        let summary = imported_summary(&verified.records, (version, &status), table)?;
+        let summary = imported_summary(&verified.records, (version, &status), table, &imported)?;
         let appended = self
             .store
             .append(
@@ -125,15 +162,119 @@ impl GameService {
             Err(other) => return Err(other.into()),
             Ok(_) => {}
         }
-        tracing::info!(game = %verified.header.game_id, records = version + 1, "game imported");
-        // An imported game is over: this server commits to it too (a
-        // receipt in the export is the exporting server's, not this one's).
+        tracing::info!(game = %verified.header.game_id, records = version + 1, origin = imported.key.as_deref().unwrap_or("unknown"), "game imported");
+        // An imported game is over: this server's log records it too, as an
+        // imported game's head naming its origin (a receipt in the export is
+        // the exporting server's, not this one's).
         let id = GameId::from(stream);
         let slot = self.slot(&id).await?;
         let current = slot.current();
         if let Err(err) = self.receipt_of(&slot, &current).await {
             tracing::warn!(%err, game = %id, "an imported game was not added to the transparency log; the sweep will");
         }
-        Ok(ImportedGame { id: verified.header.game_id, kind: verified.header.kind, version, status })
+        Ok(ImportedGame { id: verified.header.game_id, kind: verified.header.kind, version, status, imported })
+    }
+
+    /// Checks that `token` is the operator's, as an import needs: adapters
+    /// ask before reading an import's body, so nobody else can make the
+    /// server read one.
+    ///
+    /// # Errors
+    /// `forbidden` when the server takes no import; `unauthorized` without
+    /// the operator's token.
+    pub fn check_operator(&self, token: Option<&str>) -> Result<(), ServiceError> {
+        let Some(hash) = &self.operator_hash else {
+            return Err(ServiceError::Forbidden {
+                reason:
+                    "this server takes no import: its operator allows imports with an operator token (`ludo serve --operator-token-file`)"
+                        .into(),
+            });
+        };
+        match token {
+            Some(token) if bool::from(subtle::ConstantTimeEq::ct_eq(&secrets::hash_token(token)[..], &hash[..])) => Ok(()),
+            _ => Err(ServiceError::Unauthorized { reason: "this needs the server's operator token (Authorization: Bearer …)".into() }),
+        }
+    }
+}
+
+/// The stream of an imported game's id: a time-ordered UUID (v7, as this
+/// server makes them) of the past, so an import cannot squat on ids to come
+/// nor sort itself ahead of every game listed.
+fn imported_id(id: &str, now: std::time::SystemTime) -> Result<StreamId, ServiceError> {
+    let bad = |reason: &str| ServiceError::InvalidExport { line: 1, seq: None, reason: format!("the game id `{id}` {reason}") };
+    let uuid = uuid::Uuid::parse_str(id).map_err(|_| bad("is not a UUID"))?;
+    if uuid.get_version_num() != 7 {
+        return Err(bad("is not a time-ordered (version 7) UUID, as game ids are"));
+    }
+    let (secs, nanos) = uuid.get_timestamp().ok_or_else(|| bad("carries no time"))?.to_unix();
+    let made = std::time::UNIX_EPOCH + std::time::Duration::new(secs, nanos);
+    if made > now + IMPORT_CLOCK_SKEW {
+        return Err(bad("was made in the future"));
+    }
+    parse_id(id).map_err(|_| bad("is not a game id"))
+}
+
+/// How far ahead of this server's clock an imported game's id may be
+/// (another server's clock may run a little ahead).
+const IMPORT_CLOCK_SKEW: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Checks what an import would make the server store against the bounds
+/// creation applies: the options, clock and names of record 0, the names
+/// seats are joined under, request ids, and how many seat records.
+fn check_imported(records: &[Record]) -> Result<(), ServiceError> {
+    let Some(RecordBody::GameCreated(created)) = records.first().map(|r| &r.body) else {
+        return Err(ServiceError::Internal("a verified export whose record 0 is not game_created".into()));
+    };
+    let kind =
+        kinds::kind(&created.kind).ok_or_else(|| ServiceError::invalid("export", format!("unknown game kind `{}`", created.kind)))?;
+    check_players(kind, &created.seats).map_err(|err| at_record(0, err))?;
+    check_new_options(kind, &created.options).map_err(|err| at_record(0, err))?;
+    if let Some(control) = created.clock {
+        let asked = crate::clock::ClockRequest {
+            move_ms: control.move_ms,
+            bank_ms: control.bank_ms,
+            increment_ms: Some(control.increment_ms),
+            on_timeout: Some(control.on_timeout),
+        };
+        match asked.control() {
+            Ok(same) if same == control => {}
+            Ok(_) => return Err(at_record(0, ServiceError::invalid("clock", "not a clock a game can be created with"))),
+            Err((field, reason)) => return Err(at_record(0, ServiceError::InvalidInput { field, reason })),
+        }
+    }
+    for bot in created.bots.iter().flatten() {
+        if bot.think_ms > crate::bot::MAX_THINK_MS {
+            return Err(at_record(0, ServiceError::invalid("bots", format!("a bot thinks at most {} ms", crate::bot::MAX_THINK_MS))));
+        }
+    }
+    let mut seat_records = 0u32;
+    for record in &records[1..] {
+        match &record.body {
+            RecordBody::Move(MoveRecord { request_id: Some(id), .. }) => check_request_id(id).map_err(|err| at_record(record.seq, err))?,
+            RecordBody::SeatJoined(joined) => check_name("name", &joined.name).map_err(|err| at_record(record.seq, err))?,
+            _ => {}
+        }
+        if !matches!(record.body, RecordBody::Move(_) | RecordBody::Timeout { .. }) {
+            seat_records += 1;
+        }
+    }
+    // Every seat record but the few that happen once per seat or game is
+    // bounded by `MAX_SEAT_RECORDS` (see `seats`).
+    if seat_records > super::seats::MAX_SEAT_RECORDS + 2 * u32::try_from(created.seats.len()).unwrap_or(u32::MAX) {
+        return Err(ServiceError::invalid(
+            "export",
+            format!("{seat_records} seat records; a game takes at most {}", super::seats::MAX_SEAT_RECORDS),
+        ));
+    }
+    Ok(())
+}
+
+/// A refusal of what record `seq` of an export holds.
+fn at_record(seq: u64, err: ServiceError) -> ServiceError {
+    match err {
+        ServiceError::InvalidInput { field, reason } => {
+            ServiceError::InvalidExport { line: seq + 2, seq: Some(seq), reason: format!("`{field}`: {reason} (as a game created here)") }
+        }
+        other => other,
     }
 }

@@ -45,10 +45,16 @@ pub fn replica(data_dir: &Path, store: &str) -> Server {
     start_with(data_dir, &[&["--store", store][..], &UNTHROTTLED[..]].concat())
 }
 
+/// The operator token every test server takes imports with.
+#[allow(dead_code)]
+pub const OPERATOR_TOKEN: &str = "ludo_test_operator_0123456789abcdef0123456789abcdef";
+
 /// Starts `command` (a `ludo serve` on port 0, perhaps behind a shell) and
-/// waits for the line saying where it listens.
+/// waits for the line saying where it listens. It takes imports with
+/// [`OPERATOR_TOKEN`].
 pub fn start_command(command: &mut Command) -> Server {
     let mut child = command
+        .env("LUDO_OPERATOR_TOKEN", OPERATOR_TOKEN)
         .env("LUDO_LOG_FORMAT", "json")
         .env("RUST_LOG", "info")
         .stderr(Stdio::piped())

@@ -30,6 +30,24 @@ const EXPORT_CALLS: [&str; 2] = ["/ludo.v1.Ludo/VerifyGame", "/ludo.v1.Ludo/Impo
 /// The gRPC message prefix: a compression flag and a big-endian length.
 const PREFIX: usize = 5;
 
+/// Refuses an `ImportGame` call without the operator's token before its
+/// body is read (tonic reads a whole message before the call sees it).
+pub async fn operator_only(
+    axum::extract::State(service): axum::extract::State<std::sync::Arc<ludo_game::GameService>>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request.uri().path() == "/ludo.v1.Ludo/ImportGame" {
+        let token = request.headers().get("authorization").and_then(|value| value.to_str().ok()).and_then(|text| {
+            text.split_once(' ').filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer")).map(|(_, token)| token.trim())
+        });
+        if let Err(err) = service.check_operator(token) {
+            return super::status::from_service(err).into_http();
+        }
+    }
+    next.run(request).await
+}
+
 /// Wraps the request body in a [`Guarded`] body with the call's limit.
 pub async fn guard(request: Request) -> Request {
     let limit = if EXPORT_CALLS.contains(&request.uri().path()) { MAX_EXPORT_BYTES } else { MAX_REQUEST_BYTES };

@@ -40,6 +40,7 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
         .expect("the descriptor set is valid");
     // Exports of long games outgrow tonic's 4 MB default message size; the
     // guard keeps every call but verify and import to the REST body limit.
+    let operator = Arc::clone(&service);
     let ludo = LudoServer::new(Api { service, kinds })
         .max_decoding_message_size(crate::limits::MAX_EXPORT_BYTES)
         .max_encoding_message_size(crate::limits::MAX_EXPORT_BYTES);
@@ -49,10 +50,16 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
         .add_service(reflection_v1alpha)
         .into_axum_router()
         .layer(axum::middleware::map_request(guard::guard))
+        .layer(axum::middleware::from_fn_with_state(operator, guard::operator_only))
         // gRPC-Web (HTTP/1.1 or 2, binary or base64 text) for browsers: the
         // layer turns it into gRPC before the guard and back after; plain
         // gRPC passes through untouched.
         .layer(tonic_web::GrpcWebLayer::new())
+}
+
+/// Where an imported game came from, in proto.
+fn imported_out(imported: &ludo_game::transparency::Imported) -> pb::Imported {
+    pb::Imported { key: imported.key.clone() }
 }
 
 /// How often gRPC health is brought in line with the service's readiness.
@@ -121,6 +128,7 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
         public: state.public,
         clock: state.clock.as_ref().map(time_control_out),
         receipt: state.receipt.map(receipt_out),
+        imported: state.imported.as_ref().map(imported_out),
     })
 }
 
@@ -391,6 +399,7 @@ impl Ludo for Api {
                     version: g.version,
                     created_at: g.created_at,
                     finished_at: g.finished_at,
+                    imported: g.imported.as_ref().map(imported_out),
                     public: g.public,
                 })
                 .collect(),
@@ -546,12 +555,14 @@ impl Ludo for Api {
     }
 
     async fn import_game(&self, request: Request<pb::ImportGameRequest>) -> Result<Response<pb::ImportGameResponse>, Status> {
-        let imported = self.service.import(request.into_inner().export).await.map_err(from_service)?;
+        let token = token(&request)?;
+        let imported = self.service.import(request.into_inner().export, token.as_deref()).await.map_err(from_service)?;
         Ok(Response::new(pb::ImportGameResponse {
             status: Some(status_out(&imported.status)),
             id: imported.id,
             kind: imported.kind,
             version: imported.version,
+            imported: Some(imported_out(&imported.imported)),
         }))
     }
 

@@ -39,7 +39,7 @@ impl Modify for SeatToken {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("A seat's secret token: from `POST /v1/games`, a join, or a reissue"))
+                    .description(Some("A seat's secret token: from `POST /v1/games`, a join, or a renewal"))
                     .build(),
             ),
         );
@@ -49,6 +49,15 @@ impl Modify for SeatToken {
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some("The game-admin token from `POST /v1/games` (`admin_token`)"))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "operator_token",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("The server operator's token (`ludo serve --operator-token-file`): imports need it"))
                     .build(),
             ),
         );

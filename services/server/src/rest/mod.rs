@@ -622,20 +622,32 @@ async fn verify_export(State(app): State<AppState>, RawBody(body): RawBody) -> R
     Ok(Json(app.service.verify(body).await?))
 }
 
-/// Imports a finished game's export after verifying it. The game keeps its
-/// id and replays identically here.
+/// Imports a finished game's export after verifying it, with the server
+/// operator's token: imports are off unless the operator configures one
+/// (`ludo serve --operator-token-file`). The game keeps its id and replays
+/// identically here, and shows as imported everywhere: listings, views,
+/// exports, and its transparency-log leaf, which names its origin (the key
+/// that signed the bundle's receipt, or unknown). It is bounded as a game
+/// created here is (options, clock, names, records, bytes).
 #[utoipa::path(
     post, path = "/v1/games/import", tag = "records",
     request_body(content = String, description = "A finished game's export (JSON Lines)", content_type = "application/x-ndjson"),
+    security(("operator_token" = [])),
     responses(
         (status = 201, description = "The game was imported", body = ImportedGame, headers(("location" = String, description = "URL of the game"))),
-        (status = 400, description = "invalid_input: a running game's export (it has no seed)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "invalid_input: a running game's export (it has no seed), a game longer or bigger than any played here", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "unauthorized: not the operator's token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden: this server takes no import (no operator token is configured)", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large: more than 4 MiB", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "game_exists: a game with this id is already here", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_export: the export does not verify; `line` and `seq` name the first bad record", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn import_game(State(app): State<AppState>, RawBody(body): RawBody) -> Result<impl IntoResponse> {
-    let imported = app.service.import(body).await?;
+async fn import_game(State(app): State<AppState>, caller: Caller, request: axum::extract::Request) -> Result<impl IntoResponse> {
+    // The operator's token before a byte of the body is read.
+    app.service.check_operator(caller.token())?;
+    let RawBody(body) = <RawBody as axum::extract::FromRequest<AppState>>::from_request(request, &app).await?;
+    let imported = app.service.import(body, caller.token()).await?;
     let location = format!("/v1/games/{}", imported.id);
     Ok((StatusCode::CREATED, [(header::LOCATION, location)], Json(imported)))
 }
