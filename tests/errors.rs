@@ -290,10 +290,10 @@ impl tonic::codec::Decoder for RawCodec {
     }
 }
 
-async fn raw_call(channel: tonic::transport::Channel, method: &'static str, bytes: Vec<u8>) -> tonic::Status {
+async fn raw_call(channel: tonic::transport::Channel, method: &str, bytes: Vec<u8>) -> tonic::Status {
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready().await.unwrap();
-    let path = tonic::codegen::http::uri::PathAndQuery::from_static(method);
+    let path = tonic::codegen::http::uri::PathAndQuery::try_from(method).unwrap();
     grpc.unary(tonic::Request::new(bytes), path, RawCodec).await.expect_err("the call is refused")
 }
 
@@ -332,6 +332,101 @@ async fn every_grpc_error_carries_a_code_and_details() {
     assert_eq!(status.code(), tonic::Code::ResourceExhausted, "{status:?}");
     assert_eq!(status.get_details_error_info().expect("an ErrorInfo").reason, "payload_too_large");
     drop(grpc);
+    drop(channel);
+    server.stop().await;
+}
+
+/// Every method of `ludo.v1.Ludo` (`/ludo.v1.Ludo/GetGame` …), from the
+/// descriptor set the server reflects: a new RPC is covered as it is added.
+fn ludo_methods() -> Vec<String> {
+    let set = <prost_types::FileDescriptorSet as prost::Message>::decode(ludo_proto::FILE_DESCRIPTOR_SET).unwrap();
+    let methods: Vec<String> = set
+        .file
+        .iter()
+        .filter(|file| file.package() == "ludo.v1")
+        .flat_map(|file| file.service.iter().filter(|service| service.name() == "Ludo"))
+        .flat_map(|service| service.method.iter())
+        .map(|method| {
+            // The server refuses a call that ends without a message: right
+            // only while no method takes a stream from the client.
+            assert!(!method.client_streaming(), "{} streams from the client", method.name());
+            format!("/ludo.v1.Ludo/{}", method.name())
+        })
+        .collect();
+    assert!(methods.len() > 20, "{methods:?}");
+    methods
+}
+
+/// A call whose body holds no gRPC message at all: the request half-closed
+/// right after its headers.
+async fn call_without_a_message(channel: tonic::transport::Channel, method: &str) -> tonic::Status {
+    let mut grpc = tonic::client::Grpc::new(channel);
+    grpc.ready().await.unwrap();
+    let path = tonic::codegen::http::uri::PathAndQuery::try_from(method).unwrap();
+    let nothing = tokio_stream::empty::<Vec<u8>>();
+    grpc.client_streaming(tonic::Request::new(nothing), path, RawCodec).await.expect_err("the call is refused")
+}
+
+/// A gRPC-Web call (HTTP/1.1, binary) with `body`, answered with its status:
+/// from the headers of a trailers-only answer, or from the trailers frame.
+async fn grpc_web_call(base: &str, method: &str, body: Vec<u8>) -> tonic::Status {
+    let http = reqwest::Client::builder().http1_only().build().unwrap();
+    let response = http
+        .post(format!("{base}{method}"))
+        .header("content-type", "application/grpc-web+proto")
+        .header("x-grpc-web", "1")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200, "{method}");
+    let mut trailers = response.headers().clone();
+    let mut bytes = &response.bytes().await.unwrap()[..];
+    while bytes.len() >= 5 {
+        let len = u32::from_be_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]) as usize;
+        let (frame, rest) = bytes[5..].split_at(len);
+        if bytes[0] & 0x80 != 0 {
+            for line in String::from_utf8(frame.to_vec()).unwrap().split("\r\n").filter(|line| !line.is_empty()) {
+                let (name, value) = line.split_once(':').unwrap();
+                trailers.insert(
+                    reqwest::header::HeaderName::try_from(name.trim()).unwrap(),
+                    reqwest::header::HeaderValue::try_from(value.trim()).unwrap(),
+                );
+            }
+        }
+        bytes = rest;
+    }
+    tonic::Status::from_header_map(&trailers).expect("a grpc-status")
+}
+
+/// `status` is `INVALID_ARGUMENT` with the ErrorInfo every bad input gets,
+/// naming the request.
+fn invalid_request(status: &tonic::Status, what: &str) {
+    assert_eq!(status.code(), tonic::Code::InvalidArgument, "{what}: {status:?}");
+    let info = status.get_details_error_info().unwrap_or_else(|| panic!("{what}: an ErrorInfo in {status:?}"));
+    assert_eq!((info.reason.as_str(), info.domain.as_str()), ("invalid_input", "ludotheque"), "{what}");
+    assert_eq!(info.metadata.get("field").map(String::as_str), Some("request"), "{what}");
+    assert_eq!(status.get_details_bad_request().expect("a BadRequest").field_violations[0].field, "request", "{what}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ludo_call_with_no_message_or_an_undecodable_one_is_invalid_input_over_grpc_and_grpc_web() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = ludo_server::ServerConfig { rates: ludo_server::RateLimits::unlimited(), ..Default::default() };
+    let server = TestServer::start_with(dir.path(), config).await;
+    let channel = server.channel().await;
+    // Field 1 (a string) longer than the message.
+    let undecodable = vec![0, 0, 0, 0, 3, 0x0a, 0x7f, b'a'];
+    for method in ludo_methods() {
+        let status = call_without_a_message(channel.clone(), &method).await;
+        invalid_request(&status, &format!("{method} over gRPC without a message"));
+        let status = grpc_web_call(&server.base, &method, Vec::new()).await;
+        invalid_request(&status, &format!("{method} over gRPC-Web without a message"));
+        let status = grpc_web_call(&server.base, &method, undecodable.clone()).await;
+        invalid_request(&status, &format!("{method} over gRPC-Web with an undecodable message"));
+        let status = raw_call(channel.clone(), &method, undecodable[5..].to_vec()).await;
+        invalid_request(&status, &format!("{method} over gRPC with an undecodable message"));
+    }
     drop(channel);
     server.stop().await;
 }

@@ -278,6 +278,33 @@ async fn webhooks_reach_no_internal_address_without_an_allow_list() {
     server.stop().await;
 }
 
+/// IPv6 spellings of internal IPv4 addresses and special-purpose IPv6
+/// blocks, each once accepted, are refused like the addresses they stand
+/// for: an IPv4-compatible and an IPv4-translated loopback, a 6to4 address
+/// of loopback, the discard-only block and Teredo's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ipv6_forms_of_internal_addresses_are_refused_as_webhooks() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    for url in [
+        "http://[::127.0.0.1]/hook",
+        "http://[2002:7f00:1::]/hook",
+        "http://[::ffff:0:7f00:1]/hook",
+        "http://[100::1]/hook",
+        "http://[2001::1]/hook",
+    ] {
+        let refused = rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": ["Ann", "Bob"], "webhook": url})).await;
+        assert_eq!(
+            (refused.status, refused.body["code"].as_str(), refused.body["field"].as_str()),
+            (400, Some("invalid_input"), Some("webhook")),
+            "{url}: {refused:?}"
+        );
+    }
+    assert!(rest.get("/v1/games", None).await.body["games"].as_array().unwrap().is_empty(), "nothing was created");
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn grpc_creates_a_game_with_a_webhook_and_gets_its_secret_once() {
     let dir = tempfile::tempdir().unwrap();

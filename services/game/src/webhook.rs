@@ -10,13 +10,19 @@
 //! with backoff) sends it, never holding up the move that caused it.
 //!
 //! A webhook must not become a way into the server's own network: by
-//! default a URL may only name, or resolve to, public addresses — not
-//! loopback, private, link-local (cloud metadata), shared, multicast or
-//! unspecified ones — unless the operator allows a range explicitly
-//! ([`WebhookPolicy::allowing`], `ludo serve --webhook-allow`). The sink
-//! checks again the addresses a name resolves to when it connects.
+//! default a URL may only name, or resolve to, public addresses — none of
+//! the special-purpose blocks of the IANA registries (loopback, private,
+//! link-local with the cloud metadata service, shared, documentation …),
+//! no multicast, and no IPv6 form of an IPv4 address that is not public
+//! itself (the `address` module says which forms are judged by the IPv4
+//! address they carry and which are refused outright) — unless the
+//! operator allows a range explicitly ([`WebhookPolicy::allowing`], `ludo
+//! serve --webhook-allow`). The sink checks again the addresses a name
+//! resolves to when it connects.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+mod address;
+
+use std::net::{IpAddr, Ipv4Addr};
 
 use hmac::{Hmac, KeyInit, Mac};
 use ipnet::IpNet;
@@ -24,6 +30,8 @@ use serde::Serialize;
 use sha2::Sha256;
 
 use crate::status::Status;
+
+pub use address::NotPublic;
 
 /// A comma-separated list of addresses or CIDR ranges
 /// (`10.0.0.0/8,192.168.1.7,fd00::/8`); empty or `none` for none.
@@ -71,8 +79,20 @@ impl WebhookPolicy {
     /// Whether a webhook may call `ip`.
     #[must_use]
     pub fn allows(&self, ip: IpAddr) -> bool {
+        self.refusal(ip).is_none()
+    }
+
+    /// Why a webhook may not call `ip`, or `None` when it may: it is
+    /// public, or in a range the operator allows (an IPv4-mapped address
+    /// is matched as its IPv4 address; another IPv6 form of an IPv4
+    /// address only as itself).
+    #[must_use]
+    pub fn refusal(&self, ip: IpAddr) -> Option<NotPublic> {
         let ip = ip.to_canonical();
-        self.allow.iter().any(|range| range.contains(&ip)) || is_public(ip)
+        if self.allow.iter().any(|range| range.contains(&ip)) {
+            return None;
+        }
+        address::not_public(ip)
     }
 
     /// A webhook URL, checked: `http` or `https`, a host, no credentials,
@@ -92,17 +112,17 @@ impl WebhookPolicy {
         if !url.username().is_empty() || url.password().is_some() {
             return Err("a webhook URL carries no credentials: the calls are signed instead".into());
         }
-        let refused = |ip: IpAddr| format!("{ip} is not a public address (the server's operator may allow it: --webhook-allow)");
-        match url.host() {
+        let ip = match url.host() {
             None => return Err("a webhook URL names a host".into()),
-            Some(url::Host::Ipv4(ip)) if !self.allows(ip.into()) => return Err(refused(ip.into())),
-            Some(url::Host::Ipv6(ip)) if !self.allows(ip.into()) => return Err(refused(ip.into())),
-            Some(url::Host::Domain(name)) if is_localhost(name) && !self.allows(Ipv4Addr::LOCALHOST.into()) => {
-                return Err(refused(Ipv4Addr::LOCALHOST.into()));
-            }
-            Some(_) => {}
+            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+            Some(url::Host::Domain(name)) if is_localhost(name) => IpAddr::V4(Ipv4Addr::LOCALHOST),
+            Some(url::Host::Domain(_)) => return Ok(url),
+        };
+        match self.refusal(ip) {
+            Some(why) => Err(format!("{ip} is not a public address ({why}); the server's operator may allow it: --webhook-allow")),
+            None => Ok(url),
         }
-        Ok(url)
     }
 }
 
@@ -128,44 +148,6 @@ impl std::fmt::Display for WebhookPolicy {
 fn is_localhost(name: &str) -> bool {
     let name = name.trim_end_matches('.').to_ascii_lowercase();
     name == "localhost" || name.ends_with(".localhost")
-}
-
-/// Whether `ip` is a public unicast address: none of the special-purpose
-/// ranges (RFC 6890 and successors) a request must not reach by default.
-fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(ip) => {
-            let [a, b, c, _] = ip.octets();
-            !(ip.is_unspecified()
-                || ip.is_loopback()
-                || ip.is_private()
-                || ip.is_link_local()
-                || ip.is_broadcast()
-                || ip.is_documentation()
-                || ip.is_multicast()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
-                || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
-                || (a == 198 && (18..20).contains(&b)) // benchmarking
-                || a >= 240) // reserved
-        }
-        IpAddr::V6(ip) => {
-            let first = ip.segments()[0];
-            !(ip.is_unspecified()
-                || ip.is_loopback()
-                || ip.is_multicast()
-                || (first & 0xfe00) == 0xfc00 // unique local
-                || (first & 0xffc0) == 0xfe80 // link-local
-                || (first == 0x2001 && ip.segments()[1] == 0x0db8) // documentation
-                || ip.to_ipv4_mapped().is_some()
-                || first == 0x0064 && ip.segments()[1] == 0xff9b && !is_public(IpAddr::V4(embedded_v4(ip)))) // NAT64 of a special v4
-        }
-    }
-}
-
-fn embedded_v4(ip: Ipv6Addr) -> Ipv4Addr {
-    let [.., a, b] = ip.segments();
-    Ipv4Addr::from((u32::from(a) << 16) | u32::from(b))
 }
 
 /// A game's webhook, as kept with its secrets.
@@ -310,6 +292,121 @@ mod tests {
         assert!(local.check_url("http://127.0.0.1:9000/hook").is_ok());
         assert!(local.check_url("http://localhost:9000/hook").is_ok());
         assert!(local.check_url("http://10.0.0.1/").is_err(), "only the range allowed");
+    }
+
+    /// One address of every block of the IANA IPv4 and IPv6 Special-Purpose
+    /// Address Registries (and multicast), and of every IPv6 form that
+    /// embeds an internal IPv4 address: none is called by default.
+    #[test]
+    fn no_special_purpose_address_and_no_ipv6_form_of_an_internal_one_is_public() {
+        let policy = WebhookPolicy::default();
+        for refused in [
+            // IPv4 (RFC 6890 and successors).
+            "0.0.0.0",
+            "0.1.2.3",
+            "10.1.2.3",
+            "100.64.0.1",
+            "100.127.255.254",
+            "127.0.0.1",
+            "127.255.255.254",
+            "169.254.169.254",
+            "172.16.0.1",
+            "172.31.255.254",
+            "192.0.0.1",
+            "192.0.0.8",
+            "192.0.0.9",
+            "192.0.0.170",
+            "192.0.2.1",
+            "192.31.196.1",
+            "192.52.193.1",
+            "192.88.99.1",
+            "192.168.1.1",
+            "192.175.48.1",
+            "198.18.0.1",
+            "198.19.255.254",
+            "198.51.100.1",
+            "203.0.113.1",
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
+            "168.63.129.16",
+            // IPv6.
+            "::",
+            "::1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "::ffff:169.254.169.254",
+            "::127.0.0.1",
+            "::8.8.8.8",
+            "::ffff:0:7f00:1",
+            "::ffff:0:808:808",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a00:1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b:1::808:808",
+            "100::1",
+            "100:0:0:1::1",
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:1::1",
+            "2001:2::1",
+            "2001:3::1",
+            "2001:4:112::1",
+            "2001:10::1",
+            "2001:20::1",
+            "2001:30::1",
+            "2001:db8::1",
+            "2002:7f00:1::",
+            "2002:a00:1::1",
+            "2002:c0a8:101::1",
+            "2002:a9fe:a9fe::1",
+            "2620:4f:8000::1",
+            "3fff::1",
+            "3fff:fff:ffff::1",
+            "5f00::1",
+            "fc00::1",
+            "fd00::1",
+            "fe80::1",
+            "febf::1",
+            "fec0::1",
+            "ff02::1",
+            "ff0e::1",
+        ] {
+            let ip: IpAddr = refused.parse().unwrap();
+            assert!(!policy.allows(ip), "{refused} was allowed");
+            let host = if ip.is_ipv6() { format!("[{ip}]") } else { ip.to_string() };
+            assert!(policy.check_url(&format!("http://{host}/hook")).is_err(), "{refused} was allowed in a URL");
+        }
+        // Public addresses; and the NAT64 (RFC 6052) and 6to4 (RFC 3056)
+        // forms of a public IPv4 address, judged by that address: an
+        // IPv6-only server behind DNS64 reaches IPv4-only receivers only
+        // through the former.
+        for allowed in [
+            "8.8.8.8",
+            "1.1.1.1",
+            "93.184.215.14",
+            "192.0.3.1",
+            "198.20.0.1",
+            "2606:4700::1111",
+            "2a00:1450:4001:80b::200e",
+            "2001:4860:4860::8888",
+            "3fff:1000::1",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+        ] {
+            let ip: IpAddr = allowed.parse().unwrap();
+            assert!(policy.allows(ip), "{allowed} was refused");
+        }
+        // The operator's ranges still open what they name, and only that.
+        let private = WebhookPolicy::allowing(vec!["10.0.0.0/8".parse().unwrap(), "fd00::/8".parse().unwrap()]);
+        for allowed in ["10.1.2.3", "::ffff:10.1.2.3", "fd00::1"] {
+            assert!(private.allows(allowed.parse().unwrap()), "{allowed} was refused");
+        }
+        for refused in ["127.0.0.1", "::127.0.0.1", "fc00::1", "2002:7f00:1::"] {
+            assert!(!private.allows(refused.parse().unwrap()), "{refused} was allowed");
+        }
     }
 
     #[test]

@@ -7,9 +7,13 @@
 //! keeps the REST body limit, [`MAX_REQUEST_BYTES`]. A message over its
 //! call's limit is refused as soon as its length prefix is read
 //! (`RESOURCE_EXHAUSTED`, reason `payload_too_large`), a compressed or
-//! truncated message is refused as invalid input, and the refusal carries
-//! the same error details as every other one. tonic turns the body error
-//! (a [`Status`]) into the call's answer.
+//! truncated message is refused as invalid input, and so is a call of
+//! `ludo.v1.Ludo` that ends without any message (each of its calls sends
+//! exactly one; tonic would answer `INTERNAL`). Each refusal carries the
+//! same error details as every other one. tonic turns the body error (a
+//! [`Status`]) into the call's answer. (A message that does not decode is
+//! refused the same way by the generated code's codec,
+//! `ludo_proto::codec::StrictCodec`.)
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -19,13 +23,20 @@ use axum::body::Body;
 use axum::extract::Request;
 use bytes::Bytes;
 use http_body::{Frame, SizeHint};
+use ludo_proto::v1::ludo_server::LudoServer;
+use tonic::server::NamedService;
 use tonic::{Code, Status};
 
+use super::Api;
 use super::status::status;
 use crate::limits::{MAX_EXPORT_BYTES, MAX_REQUEST_BYTES};
 
 /// The calls that carry a whole export.
 const EXPORT_CALLS: [&str; 2] = ["/ludo.v1.Ludo/VerifyGame", "/ludo.v1.Ludo/ImportGame"];
+
+/// The service whose every call sends exactly one request message: none
+/// of its methods streams from the client (the black-box tests check).
+const ONE_MESSAGE_SERVICE: &str = <LudoServer<Api> as NamedService>::NAME;
 
 /// The gRPC message prefix: a compression flag and a big-endian length.
 const PREFIX: usize = 5;
@@ -50,8 +61,11 @@ pub async fn operator_only(
 
 /// Wraps the request body in a [`Guarded`] body with the call's limit.
 pub async fn guard(request: Request) -> Request {
-    let limit = if EXPORT_CALLS.contains(&request.uri().path()) { MAX_EXPORT_BYTES } else { MAX_REQUEST_BYTES };
-    request.map(|body| Body::new(Guarded { inner: body, limit, prefix: [0; PREFIX], have: 0, remaining: 0 }))
+    let path = request.uri().path();
+    let limit = if EXPORT_CALLS.contains(&path) { MAX_EXPORT_BYTES } else { MAX_REQUEST_BYTES };
+    let needs_message =
+        path.strip_prefix('/').and_then(|method| method.strip_prefix(ONE_MESSAGE_SERVICE)).is_some_and(|rest| rest.starts_with('/'));
+    request.map(|body| Body::new(Guarded::new(body, limit, needs_message)))
 }
 
 /// A request body whose gRPC framing is checked as it streams.
@@ -64,9 +78,16 @@ struct Guarded {
     have: usize,
     /// Bytes of the current message still to come.
     remaining: usize,
+    /// Whether the call must send a message, and whether one has begun.
+    needs_message: bool,
+    began: bool,
 }
 
 impl Guarded {
+    fn new(inner: Body, limit: usize, needs_message: bool) -> Guarded {
+        Guarded { inner, limit, prefix: [0; PREFIX], have: 0, remaining: 0, needs_message, began: false }
+    }
+
     /// Follows the framing through `data`.
     fn check(&mut self, mut data: &[u8]) -> Result<(), Status> {
         while !data.is_empty() {
@@ -84,6 +105,7 @@ impl Guarded {
                 break;
             }
             self.have = 0;
+            self.began = true;
             if self.prefix[0] != 0 {
                 return Err(ludo_proto::codec::invalid_input(
                     ludo_proto::codec::REQUEST_FIELD,
@@ -105,10 +127,17 @@ impl Guarded {
         Ok(())
     }
 
-    /// At the end of the body: no message may be cut short.
+    /// At the end of the body: no message may be cut short, and a call
+    /// that sends one must have sent it.
     fn finish(&self) -> Result<(), Status> {
         if self.remaining > 0 || self.have > 0 {
             return Err(ludo_proto::codec::invalid_input(ludo_proto::codec::REQUEST_FIELD, "the message ends before its length says"));
+        }
+        if self.needs_message && !self.began {
+            return Err(ludo_proto::codec::invalid_input(
+                ludo_proto::codec::REQUEST_FIELD,
+                "the call carries no request message (every call of this service sends exactly one)",
+            ));
         }
         Ok(())
     }
@@ -148,7 +177,7 @@ mod tests {
     use super::*;
 
     fn guarded(limit: usize) -> Guarded {
-        Guarded { inner: Body::empty(), limit, prefix: [0; PREFIX], have: 0, remaining: 0 }
+        Guarded::new(Body::empty(), limit, false)
     }
 
     fn framed(len: u32) -> Vec<u8> {
@@ -187,5 +216,17 @@ mod tests {
         let mut two = framed(10);
         two.extend(framed(11));
         assert_eq!(guarded(10).check(&two).unwrap_err().code(), Code::ResourceExhausted);
+    }
+
+    #[test]
+    fn a_call_of_the_ludo_service_without_a_message_is_invalid_input() {
+        let refused = Guarded::new(Body::empty(), 10, true).finish().unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument);
+        // An empty message (all fields default) is a message.
+        let mut empty = Guarded::new(Body::empty(), 10, true);
+        empty.check(&framed(0)).unwrap();
+        empty.finish().unwrap();
+        // Health and reflection may end a stream without one.
+        guarded(10).finish().unwrap();
     }
 }
