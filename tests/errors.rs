@@ -294,7 +294,8 @@ async fn raw_call(channel: tonic::transport::Channel, method: &str, bytes: Vec<u
     let mut grpc = tonic::client::Grpc::new(channel);
     grpc.ready().await.unwrap();
     let path = tonic::codegen::http::uri::PathAndQuery::try_from(method).unwrap();
-    grpc.unary(tonic::Request::new(bytes), path, RawCodec).await.expect_err("the call is refused")
+    // With the operator's token, which `ImportGame` asks for before its message.
+    grpc.unary(authed(bytes, OPERATOR_TOKEN), path, RawCodec).await.expect_err("the call is refused")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -364,7 +365,8 @@ async fn call_without_a_message(channel: tonic::transport::Channel, method: &str
     grpc.ready().await.unwrap();
     let path = tonic::codegen::http::uri::PathAndQuery::try_from(method).unwrap();
     let nothing = tokio_stream::empty::<Vec<u8>>();
-    grpc.client_streaming(tonic::Request::new(nothing), path, RawCodec).await.expect_err("the call is refused")
+    // With the operator's token, which `ImportGame` asks for before its message.
+    grpc.client_streaming(authed(nothing, OPERATOR_TOKEN), path, RawCodec).await.expect_err("the call is refused")
 }
 
 /// A gRPC-Web call (HTTP/1.1, binary) with `body`, answered with its status:
@@ -375,6 +377,7 @@ async fn grpc_web_call(base: &str, method: &str, body: Vec<u8>) -> tonic::Status
         .post(format!("{base}{method}"))
         .header("content-type", "application/grpc-web+proto")
         .header("x-grpc-web", "1")
+        .bearer_auth(OPERATOR_TOKEN)
         .body(body)
         .send()
         .await
