@@ -25,6 +25,8 @@ mod clocks;
 mod errors;
 #[path = "hidden.rs"]
 mod hidden;
+#[path = "imports.rs"]
+mod imports;
 #[path = "kardinal.rs"]
 mod kardinal;
 #[path = "listing.rs"]
@@ -35,6 +37,8 @@ mod openapi;
 mod records;
 #[path = "restart.rs"]
 mod restart;
+#[path = "revocation.rs"]
+mod revocation;
 #[path = "seats.rs"]
 mod seats;
 #[path = "transparency.rs"]

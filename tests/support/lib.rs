@@ -546,6 +546,72 @@ impl Sse {
     }
 }
 
+/// A gRPC-Web server stream (HTTP/1.1, binary frames) being read, as a
+/// browser's client reads it.
+pub struct GrpcWebStream {
+    response: reqwest::Response,
+    buffer: Vec<u8>,
+    ended: bool,
+}
+
+impl GrpcWebStream {
+    /// Calls `method` (`/ludo.v1.Ludo/WatchGame`) at `base` with `message`
+    /// (its protobuf bytes) and `token` as a bearer.
+    pub async fn open(base: &str, method: &str, token: Option<&str>, message: &impl prost::Message) -> GrpcWebStream {
+        let body = message.encode_to_vec();
+        let mut framed = vec![0];
+        framed.extend_from_slice(&u32::try_from(body.len()).unwrap().to_be_bytes());
+        framed.extend_from_slice(&body);
+        let http = reqwest::Client::builder().http1_only().build().unwrap();
+        let mut request =
+            http.post(format!("{base}{method}")).header("content-type", "application/grpc-web+proto").header("x-grpc-web", "1");
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.body(framed).send().await.expect("a gRPC-Web call");
+        assert_eq!(response.status(), 200, "{method}");
+        GrpcWebStream { response, buffer: Vec::new(), ended: false }
+    }
+
+    /// The next message (`Ok`), or the call's final status (`Err`: from the
+    /// trailers frame, or a trailers-only answer's headers); `None` after it.
+    pub async fn next<M: prost::Message + Default>(&mut self) -> Option<Result<M, tonic::Status>> {
+        if self.ended {
+            return None;
+        }
+        loop {
+            if self.buffer.len() >= 5 {
+                let len = u32::from_be_bytes([self.buffer[1], self.buffer[2], self.buffer[3], self.buffer[4]]) as usize;
+                if self.buffer.len() >= 5 + len {
+                    let flag = self.buffer[0];
+                    let frame: Vec<u8> = self.buffer.drain(..5 + len).skip(5).collect();
+                    if flag & 0x80 == 0 {
+                        return Some(Ok(M::decode(&frame[..]).expect("a message of the call's type")));
+                    }
+                    let mut trailers = reqwest::header::HeaderMap::new();
+                    for line in String::from_utf8(frame).unwrap().split("\r\n").filter(|line| !line.is_empty()) {
+                        let (name, value) = line.split_once(':').unwrap();
+                        trailers.insert(
+                            reqwest::header::HeaderName::try_from(name.trim()).unwrap(),
+                            reqwest::header::HeaderValue::try_from(value.trim()).unwrap(),
+                        );
+                    }
+                    self.ended = true;
+                    return Some(Err(tonic::Status::from_header_map(&trailers).expect("a grpc-status in the trailers")));
+                }
+            }
+            match self.response.chunk().await.expect("stream read") {
+                Some(chunk) => self.buffer.extend_from_slice(&chunk),
+                None => {
+                    // A trailers-only answer carries its status in its headers.
+                    self.ended = true;
+                    return tonic::Status::from_header_map(self.response.headers()).map(Err);
+                }
+            }
+        }
+    }
+}
+
 /// Kardinal & König: every private card in `value` (a view, a log page, an
 /// update …) that `viewer` (a seat, or None for a spectator) must not see.
 #[must_use]
