@@ -272,6 +272,12 @@ pub struct Rest {
 }
 
 impl Rest {
+    /// A client of the server at `base` (`http://host:port`).
+    #[must_use]
+    pub fn new(base: &str) -> Rest {
+        Rest { base: base.to_string(), http: reqwest::Client::new() }
+    }
+
     async fn send(&self, request: reqwest::RequestBuilder) -> Answer {
         let response = request.send().await.expect("request");
         let status = response.status().as_u16();

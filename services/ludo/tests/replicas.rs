@@ -593,3 +593,54 @@ async fn losing_the_database_is_503_and_not_ready_until_it_returns() {
     assert!(play_one_more(&http, &server.base, &game).await, "and play goes on");
     server.terminate();
 }
+
+/// A seat renewed on one replica ends, on the other, the old token's
+/// ticket and every stream it opened there (SSE by ticket and by token,
+/// gRPC and gRPC-Web): each replica reads the change from the shared log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_renewed_on_one_replica_ends_its_tickets_and_streams_on_the_other() {
+    use ludo_blackbox::{GrpcWebStream, Rest, authed};
+    use tonic_types::StatusExt;
+    let Some(cluster) = Cluster::start() else { return };
+    let url = cluster.new_database("revocation");
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (replica(&dir.path().join("a"), &url), replica(&dir.path().join("b"), &url));
+    let (on_a, on_b) = (Rest::new(&a.base), Rest::new(&b.base));
+    let game = on_a.create("kardinal", &["Ann", "Bob", "Cid"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap();
+    let (bob, admin) = (game["seats"][1]["token"].as_str().unwrap(), game["admin_token"].as_str().unwrap());
+    // Bob follows the game on B, four ways.
+    let ticket =
+        on_b.post(&format!("/v1/games/{id}/stream-tickets"), Some(bob), &json!({})).await.body["ticket"].as_str().unwrap().to_string();
+    let mut by_ticket = on_b.sse(&format!("/v1/games/{id}/stream?ticket={ticket}"), None, None).await;
+    let mut by_token = on_b.sse(&format!("/v1/games/{id}/stream"), Some(bob), None).await;
+    let request = pb::WatchGameRequest { id: id.to_string(), from: 0 };
+    let channel = tonic::transport::Channel::from_shared(b.base.clone()).unwrap().connect().await.unwrap();
+    let mut grpc = LudoClient::new(channel).watch_game(authed(request.clone(), bob)).await.expect("a stream").into_inner();
+    let mut web = GrpcWebStream::open(&b.base, "/ludo.v1.Ludo/WatchGame", Some(bob), &request).await;
+    for sse in [&mut by_ticket, &mut by_token] {
+        assert_eq!(sse.next().await.map(|e| (e.event, e.data["event"]["seq"].clone())), Some(("record".into(), json!(0))));
+    }
+    assert_eq!(grpc.message().await.unwrap().unwrap().event.unwrap().seq, 0);
+    assert_eq!(web.next::<pb::GameUpdate>().await.unwrap().unwrap().event.unwrap().seq, 0);
+
+    // The admin renews Bob's token on A.
+    let renewed = on_a.post(&format!("/v1/games/{id}/seats/1/token"), Some(admin), &json!({})).await;
+    assert_eq!(renewed.status, 200, "{renewed:?}");
+    for (how, sse) in [("ticket", &mut by_ticket), ("token", &mut by_token)] {
+        let last = tokio::time::timeout(Duration::from_secs(10), sse.next()).await.expect("the stream ends at once").expect("a last event");
+        assert_eq!((last.event.as_str(), &last.data["code"]), ("seat_revoked", &json!("seat_revoked")), "SSE by {how}: {last:?}");
+        assert!(sse.next().await.is_none(), "SSE by {how} ends");
+    }
+    for status in [grpc.message().await.unwrap_err(), web.next::<pb::GameUpdate>().await.unwrap().unwrap_err()] {
+        assert_eq!(status.code(), tonic::Code::Unauthenticated, "{status:?}");
+        assert_eq!(status.get_details_error_info().unwrap().reason, "seat_revoked");
+    }
+    let refused = on_b.get(&format!("/v1/games/{id}/stream?ticket={ticket}"), None).await;
+    assert_eq!((refused.status, refused.body["code"].as_str()), (401, Some("seat_revoked")), "{refused:?}");
+    assert_eq!(on_b.get(&format!("/v1/games/{id}"), Some(bob)).await.status, 401);
+    let fresh = renewed.body["token"].as_str().unwrap();
+    assert_eq!(on_b.get(&format!("/v1/games/{id}"), Some(fresh)).await.body["viewer_seat"], 1);
+    a.terminate();
+    b.terminate();
+}
