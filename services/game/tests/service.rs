@@ -517,3 +517,93 @@ async fn a_bot_moves_only_for_a_seat_token_and_its_move_is_accepted() {
     }
     assert!(log_len(&service, &game).await >= 7);
 }
+
+/// A store whose disk can fill up: while `full`, appends are refused as the
+/// sled store refuses them (`Unavailable`, nothing written). Counts the
+/// reads that reach it.
+struct FillingStore {
+    inner: MemoryStore,
+    full: std::sync::atomic::AtomicBool,
+    reads: std::sync::atomic::AtomicU64,
+}
+
+impl FillingStore {
+    fn read_counted(&self) {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl EventStore for FillingStore {
+    fn append(&self, request: ludo_storage::AppendRequest) -> ludo_storage::PendingAppend {
+        if self.full.load(std::sync::atomic::Ordering::SeqCst) {
+            return ludo_storage::PendingAppend::ready(Err(StoreError::Unavailable("the disk is full; nothing was written".into())));
+        }
+        self.inner.append(request)
+    }
+    fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>> {
+        self.read_counted();
+        self.inner.read(stream, from, to)
+    }
+    fn read_blocking(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+        self.read_counted();
+        self.inner.read_blocking(stream, from, to)
+    }
+    fn next_seq(&self, stream: StreamId) -> Result<u64, StoreError> {
+        self.inner.next_seq(stream)
+    }
+    fn list_streams(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamId>, StoreError> {
+        self.inner.list_streams(after, limit)
+    }
+    fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> StoreFuture<Vec<StreamSummary>> {
+        self.inner.list_summaries(after, limit)
+    }
+    fn list_summaries_blocking(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
+        self.inner.list_summaries_blocking(after, limit)
+    }
+    fn sealed(&self, stream: StreamId) -> StoreFuture<Option<Vec<u8>>> {
+        self.read_counted();
+        self.inner.sealed(stream)
+    }
+    fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
+        self.read_counted();
+        self.inner.sealed_blocking(stream)
+    }
+    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ludo_storage::Appended> {
+        self.inner.subscribe()
+    }
+    fn close(&self) -> Result<(), StoreError> {
+        self.inner.close()
+    }
+    fn health(&self) -> Result<(), StoreError> {
+        self.inner.health()
+    }
+}
+
+#[tokio::test]
+async fn a_move_refused_by_a_full_store_keeps_the_game_in_memory() {
+    use std::sync::atomic::Ordering;
+    let store = Arc::new(FillingStore { inner: MemoryStore::new(), full: false.into(), reads: std::sync::atomic::AtomicU64::new(0) });
+    let service = GameService::new(Arc::clone(&store) as Arc<dyn EventStore>, Arc::new(SystemClock));
+    let game = cardinal(&service, &["Ann", "Bob"]).await;
+    let (seat, mv) = next_move(&service, &game).await.expect("a move");
+    service.submit(&gid(&game.id), token(&game, seat), submit(mv)).await.expect("taken");
+    let before = service.get(&gid(&game.id), token(&game, 0)).await.unwrap();
+
+    store.full.store(true, Ordering::SeqCst);
+    let (seat, mv) = next_move(&service, &game).await.expect("a move");
+    let refused = service.submit(&gid(&game.id), token(&game, seat), submit(mv.clone())).await.unwrap_err();
+    assert_eq!(refused.code(), "storage_unavailable");
+    // The refusal wrote nothing, so the cached game is still the game: reads
+    // of its state and legal moves answer from memory, not from the store.
+    let reads = store.reads.load(Ordering::SeqCst);
+    let now = service.get(&gid(&game.id), token(&game, 0)).await.unwrap();
+    assert_eq!(serde_json::to_value(&now).unwrap(), serde_json::to_value(&before).unwrap());
+    let legal = service.legal_moves(&gid(&game.id), token(&game, seat)).await.unwrap();
+    assert_eq!(legal.moves[0].to_json(), mv);
+    assert_eq!(store.reads.load(Ordering::SeqCst), reads, "no read reached the store");
+
+    // Once there is room, the same move is taken at the version it was tried at.
+    store.full.store(false, Ordering::SeqCst);
+    let accepted = service.submit(&gid(&game.id), token(&game, seat), submit(mv)).await.expect("taken");
+    assert_eq!(accepted.version, before.version + 1);
+}

@@ -40,6 +40,8 @@ pub fn openapi() -> serde_json::Value {
 pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
     let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
     let doc = openapi::finish(&api);
+    // Cross-origin pages may use every method of the routes just declared.
+    let cors_methods = cors::methods(&doc);
     let kinds = service
         .kinds()
         .into_iter()
@@ -64,7 +66,7 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
         .layer(axum::middleware::from_fn_with_state(config.connections.request_timeout, serve::deadline));
     // Outside every other layer, so refusals (429, 408, 404) reach a page
     // on another origin readable, and a preflight is answered before them.
-    let app = match cors::layer(&config.cors) {
+    let app = match cors::layer(&config.cors, cors_methods) {
         Some(cors) => app.layer(cors),
         None => app,
     };

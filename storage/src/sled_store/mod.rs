@@ -15,14 +15,22 @@
 //! All writes go through one dedicated writer thread ([`writer`]) doing group
 //! commit; reads run on the caller's thread.
 //!
-//! A failed write or flush (a full disk, an I/O error) leaves sled's state
-//! unknown and sled latches the error, so the writer refuses appends
-//! (`Unavailable`) and, every [`RECOVERY_INTERVAL`], tries to recover: it
-//! takes the database away from readers, reopens it (sled recovers what
-//! really reached the disk), and puts it back once a probe write and flush
-//! succeed. [`EventStore::health`] reports the failure meanwhile.
+//! A full disk stops writes, never reads. The writer refuses a group of
+//! appends (`Unavailable`, nothing written) that would leave the file system
+//! with less than [`space::KEEP_FREE`], and [`EventStore::health`] says not
+//! ready meanwhile; appends are taken again as soon as there is room.
+//!
+//! A write or flush that fails all the same (the disk filled up from
+//! elsewhere, an I/O error) leaves sled's state unknown and sled latches the
+//! error, so the writer refuses appends and, every [`RECOVERY_INTERVAL`],
+//! tries to recover. Readers keep the database meanwhile (the stream states
+//! hide what the failed group wrote). Only once the file system has room is
+//! it reopened (sled recovers what really reached the disk; readers wait for
+//! that rather than being refused) and probed with a write and flush; appends
+//! are taken again when that succeeds.
 
 mod fsync;
+mod space;
 #[cfg(test)]
 mod tests;
 mod writer;
@@ -32,7 +40,7 @@ use std::fmt::Display;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, TryLockError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -172,6 +180,28 @@ impl Shared {
         self.streams.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Free bytes on the store's file system, if it says (a test may pretend).
+    fn free_bytes(&self) -> Option<u64> {
+        #[cfg(test)]
+        if let Some(free) = self.hooks.pretended_free_bytes() {
+            return Some(free);
+        }
+        space::free_bytes(&self.dir)
+    }
+
+    /// Why a write of `bytes` may not go ahead, if it would leave the disk
+    /// with less than [`space::KEEP_FREE`].
+    fn disk_full(&self, bytes: u64) -> Option<String> {
+        let free = self.free_bytes()?;
+        let needed = space::KEEP_FREE.saturating_add(bytes);
+        (free < needed).then(|| {
+            format!(
+                "the disk holding the event store is full: {free} bytes free, {needed} needed to write (the store keeps {} free)",
+                space::KEEP_FREE
+            )
+        })
+    }
+
     /// The durable next seq of a stream the writer has touched.
     fn durable_next(&self, stream: StreamId) -> Option<u64> {
         self.streams().get(&stream).map(|state| state.durable)
@@ -179,9 +209,28 @@ impl Shared {
 }
 
 impl Shared {
+    /// Runs `f` on the open handles (holding them against a concurrent
+    /// close or reopening, and waiting for a reopening in progress), or
+    /// answers `Closed` or `Unavailable`.
     fn with_handles<T>(&self, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let handles = self.handles.read().unwrap_or_else(PoisonError::into_inner);
-        match handles.as_deref() {
+        self.on_handles(handles.as_deref(), f)
+    }
+
+    /// As [`Self::with_handles`], but `None` at once where it would wait
+    /// (the writer holds the handles to reopen the database): for callers
+    /// on an async worker, which must not wait for that.
+    fn try_with_handles<T>(&self, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Option<Result<T, StoreError>> {
+        let handles = match self.handles.try_read() {
+            Ok(handles) => handles,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        Some(self.on_handles(handles.as_deref(), f))
+    }
+
+    fn on_handles<T>(&self, handles: Option<&Handles>, f: impl FnOnce(&Handles) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        match handles {
             Some(handles) => f(handles),
             None if self.closed.load(Ordering::Acquire) => Err(StoreError::Closed),
             None => Err(self.refusal().unwrap_or_else(|| StoreError::Unavailable("the store is reopening".into()))),
@@ -223,36 +272,41 @@ impl Shared {
     }
 
     fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
+        self.with_handles(|handles| self.read_in(handles, stream, from, to))
+    }
+
+    /// As [`Self::read`], or `None` at once while the database is being
+    /// reopened (see [`Self::try_with_handles`]).
+    fn read_now(&self, stream: StreamId, from: u64, to: Option<u64>) -> Option<Result<Vec<StoredRecord>, StoreError>> {
+        self.try_with_handles(|handles| self.read_in(handles, stream, from, to))
+    }
+
+    fn read_in(&self, handles: &Handles, stream: StreamId, from: u64, to: Option<u64>) -> Result<Vec<StoredRecord>, StoreError> {
         // Seq u64::MAX never exists (next_seq would overflow), so an open
         // range may end there.
         let end = to.unwrap_or(u64::MAX);
         if from >= end {
             return Ok(Vec::new());
         }
-        self.with_handles(|handles| {
-            let range = RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
-            let mut out: Vec<StoredRecord> = Vec::new();
-            for entry in handles.records.range(range) {
-                let (key, value) = entry.map_err(|e| backend("reading the records tree", e))?;
-                let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
-                let expected = from + out.len() as u64;
-                if key.stream != stream || key.seq != expected {
-                    return Err(StoreError::Backend(format!(
-                        "stream {stream}: found record {} where record {expected} was expected",
-                        key.seq
-                    )));
-                }
-                out.push(StoredRecord { seq: key.seq, bytes: value.to_vec() });
+        let range = RecordKey::new(stream, from).to_bytes()..RecordKey::new(stream, end).to_bytes();
+        let mut out: Vec<StoredRecord> = Vec::new();
+        for entry in handles.records.range(range) {
+            let (key, value) = entry.map_err(|e| backend("reading the records tree", e))?;
+            let key = RecordKey::from_bytes(&key).ok_or_else(|| corrupt_key(&key))?;
+            let expected = from + out.len() as u64;
+            if key.stream != stream || key.seq != expected {
+                return Err(StoreError::Backend(format!("stream {stream}: found record {} where record {expected} was expected", key.seq)));
             }
-            // Read the tree first, then the map: records written but not yet
-            // durable always have a map entry by the time they are in the
-            // tree, so this never shows them.
-            if let Some(durable) = self.durable_next(stream) {
-                let visible = durable.saturating_sub(from);
-                out.truncate(usize::try_from(visible).unwrap_or(usize::MAX));
-            }
-            Ok(out)
-        })
+            out.push(StoredRecord { seq: key.seq, bytes: value.to_vec() });
+        }
+        // Read the tree first, then the map: records written but not yet
+        // durable always have a map entry by the time they are in the
+        // tree, so this never shows them.
+        if let Some(durable) = self.durable_next(stream) {
+            let visible = durable.saturating_sub(from);
+            out.truncate(usize::try_from(visible).unwrap_or(usize::MAX));
+        }
+        Ok(out)
     }
 
     fn list_summaries(&self, after: Option<StreamId>, limit: usize) -> Result<Vec<StreamSummary>, StoreError> {
@@ -350,8 +404,8 @@ impl SledStore {
         Ok(SledStore { shared, jobs: RwLock::new(Some(jobs)), notices: Mutex::new(Some(notices)), writer: Mutex::new(Some(thread)) })
     }
 
-    /// Runs `f` on the open handles (holding them against a concurrent
-    /// close or reopening), or answers `Closed` or `Unavailable`.
+    /// Stops the writer (after it committed what is queued), ends notices
+    /// and drops the handles, releasing sled's file lock.
     fn shutdown(&self) -> Result<(), StoreError> {
         // Dropping the queue's only sender lets the writer drain what is
         // queued, answer it, flush and return.
@@ -477,8 +531,12 @@ impl EventStore for SledStore {
 
     fn read(&self, stream: StreamId, from: u64, to: Option<u64>) -> StoreFuture<Vec<StoredRecord>> {
         if to.is_some_and(|to| to.saturating_sub(from) <= INLINE_READ_RECORDS) {
-            // A page: read where it is asked (see `INLINE_READ_RECORDS`).
-            return Box::pin(std::future::ready(self.shared.read(stream, from, to)));
+            // A page: read where it is asked (see `INLINE_READ_RECORDS`),
+            // unless the database is being reopened (then it waits off the
+            // workers, below).
+            if let Some(read) = self.shared.read_now(stream, from, to) {
+                return Box::pin(std::future::ready(read));
+            }
         }
         let shared = Arc::clone(&self.shared);
         off_the_workers(move || shared.read(stream, from, to))
@@ -522,7 +580,9 @@ impl EventStore for SledStore {
         if self.shared.closed.load(Ordering::Acquire) {
             return Err(StoreError::Closed);
         }
-        self.shared.refusal().map_or(Ok(()), Err)
+        // A full disk makes the store not ready before any append is
+        // refused (after a restart on it, say): appends would be.
+        self.shared.refusal().or_else(|| self.shared.disk_full(0).map(StoreError::Unavailable)).map_or(Ok(()), Err)
     }
 
     fn close(&self) -> Result<(), StoreError> {

@@ -2,8 +2,8 @@
 //! the writer at fixed points: group commit and visibility are checked
 //! deterministically, not by timing.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError};
 
 use super::{Durability, SledOptions, SledStore};
 use crate::contract::{AppendRequest, EventStore, StoreError};
@@ -16,6 +16,11 @@ pub(super) enum Point {
     BeforeDrain,
     /// After writing a group to sled, before flushing it.
     BeforeFlush,
+    /// About to try to recover from a failure.
+    Recovering,
+    /// Reopening the database after a failure: the old handles are
+    /// dropped, the new ones not yet opened.
+    Reopening,
 }
 
 #[derive(Debug, Default)]
@@ -23,6 +28,11 @@ pub(super) struct Hooks {
     state: Mutex<HookState>,
     changed: Condvar,
     fail_next_flush: AtomicBool,
+    /// Free bytes the writer is told its file system has (`None`: ask it).
+    free_bytes: Mutex<Option<u64>>,
+    /// Recoveries tried, and probe writes among them.
+    pub(super) recoveries: AtomicU64,
+    pub(super) probes: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -41,6 +51,15 @@ impl Hooks {
             state = self.changed.wait(state).unwrap_or_else(PoisonError::into_inner);
         }
         state.waiting_at = None;
+    }
+
+    /// Called by the writer before it looks at the disk's free space.
+    pub(super) fn pretended_free_bytes(&self) -> Option<u64> {
+        *self.free_bytes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn pretend_free_bytes(&self, free: Option<u64>) {
+        *self.free_bytes.lock().unwrap_or_else(PoisonError::into_inner) = free;
     }
 
     /// Called by the writer after a successful flush: fails it if asked to.
@@ -326,4 +345,150 @@ fn a_failed_store_recovers_by_itself_and_takes_appends_again() {
     store.append(AppendRequest::at(a, next, vec![record(a, next)])).wait().expect("appends work again");
     assert_eq!(store.next_seq(a), Ok(next + 1));
     store.close().expect("close");
+}
+
+/// Streams `a` (two records, sealed data) and `b` (a record and a summary)
+/// in `store`.
+fn two_streams(store: &SledStore) -> (StreamId, StreamId) {
+    let (a, b) = (stream(1), stream(2));
+    store.append(AppendRequest::create(a, vec![record(a, 0), record(a, 1)], Some(b"a".to_vec()))).wait().expect("create a");
+    store.append(AppendRequest::create(b, vec![record(b, 0)], None).with_summary(b"b".to_vec())).wait().expect("create b");
+    (a, b)
+}
+
+/// Everything readers can ask of `two_streams`.
+type Reads = (
+    Result<Vec<crate::StoredRecord>, StoreError>,
+    Result<Option<Vec<u8>>, StoreError>,
+    Result<u64, StoreError>,
+    Result<Vec<StreamId>, StoreError>,
+    Result<Vec<Option<Vec<u8>>>, StoreError>,
+);
+
+fn reads(store: &SledStore, (a, b): (StreamId, StreamId)) -> Reads {
+    (
+        store.read_blocking(a, 0, None),
+        store.sealed_blocking(a),
+        store.next_seq(b),
+        store.list_streams(None, 10),
+        store.list_summaries_blocking(None, 10).map(|all| all.into_iter().map(|s| s.summary).collect()),
+    )
+}
+
+#[test]
+fn a_group_that_would_leave_the_disk_too_little_room_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(dir.path(), Durability::Flush);
+    let (a, b) = two_streams(&store);
+    let before = reads(&store, (a, b));
+    assert_eq!(before.0.as_ref().map(Vec::len), Ok(2));
+    assert_eq!(store.health(), Ok(()));
+
+    // Room for a small append but not for a large one.
+    store.shared.hooks.pretend_free_bytes(Some(super::space::KEEP_FREE + 100));
+    let large = store.append(AppendRequest::at(a, 2, vec![vec![7; 200]])).wait();
+    assert!(matches!(&large, Err(StoreError::Unavailable(reason)) if reason.contains("full")), "{large:?}");
+    assert_eq!(reads(&store, (a, b)), before, "nothing was written");
+    store.append(AppendRequest::at(a, 2, vec![record(a, 2)])).wait().expect("a small append fits");
+
+    // No room at all: refused, not ready, readable; never a failed write.
+    store.shared.hooks.pretend_free_bytes(Some(0));
+    assert!(matches!(store.health(), Err(StoreError::Unavailable(_))), "not ready: {:?}", store.health());
+    let refused = store.append(AppendRequest::at(a, 3, vec![record(a, 3)])).wait();
+    assert!(matches!(refused, Err(StoreError::Unavailable(_))), "{refused:?}");
+    assert_eq!(store.read_blocking(a, 0, None).map(|records| records.len()), Ok(3));
+    assert_eq!(store.sealed_blocking(a), Ok(Some(b"a".to_vec())));
+    assert_eq!(reads(&store, (a, b)).4, before.4);
+    assert_eq!(*store.shared.failure(), None, "no write failed: nothing to recover from");
+
+    // Room comes back: appends are taken at once.
+    store.shared.hooks.pretend_free_bytes(None);
+    assert_eq!(store.health(), Ok(()));
+    store.append(AppendRequest::at(a, 3, vec![record(a, 3)])).wait().expect("appends work again");
+    store.close().expect("close");
+}
+
+/// Waits (polling, up to a generous deadline) until the writer has tried
+/// to recover `count` times in all.
+fn wait_for_recoveries(store: &SledStore, count: u64) {
+    let deadline = std::time::Instant::now() + (count as u32 + 5) * crate::RECOVERY_INTERVAL;
+    while store.shared.hooks.recoveries.load(Ordering::SeqCst) < count {
+        assert!(std::time::Instant::now() < deadline, "the writer never tried to recover {count} times");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn after_a_failed_write_readers_keep_the_database_until_the_disk_has_room() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(dir.path(), Durability::Flush);
+    let (a, b) = two_streams(&store);
+    let before = reads(&store, (a, b));
+
+    // A write fails, and then the disk has no room.
+    let recovering = hold(&store, Point::Recovering);
+    store.shared.hooks.fail_next_flush.store(true, Ordering::SeqCst);
+    let failed = store.append(AppendRequest::at(a, 2, vec![record(a, 2)])).wait();
+    assert!(matches!(failed, Err(StoreError::Backend(_))), "{failed:?}");
+    store.shared.hooks.pretend_free_bytes(Some(0));
+    assert_eq!(reads(&store, (a, b)), before, "readable, without the failed record");
+    drop(recovering);
+
+    // Recoveries come and go; none takes the database from readers (the
+    // failed record, written to sled before its flush failed, stays hidden:
+    // the database was not reopened) nor tries a write.
+    wait_for_recoveries(&store, 2);
+    assert_eq!(reads(&store, (a, b)), before, "readable across recoveries");
+    assert_eq!(store.shared.hooks.probes.load(Ordering::SeqCst), 0, "no write is tried while the disk is full");
+    let refused = store.append(AppendRequest::at(a, 2, vec![record(a, 2)])).wait();
+    assert!(matches!(refused, Err(StoreError::Unavailable(_))), "appends are refused, nothing written: {refused:?}");
+    assert!(matches!(store.health(), Err(StoreError::Unavailable(reason)) if reason.contains("full")), "{:?}", store.health());
+
+    // Room comes back: the database is reopened (showing what reached the
+    // disk) and probed, and appends are taken again.
+    store.shared.hooks.pretend_free_bytes(None);
+    let deadline = std::time::Instant::now() + 5 * crate::RECOVERY_INTERVAL;
+    while store.health().is_err() {
+        assert!(std::time::Instant::now() < deadline, "the store never recovered: {:?}", store.health());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(store.shared.hooks.probes.load(Ordering::SeqCst), 1);
+    let next = store.next_seq(a).expect("next");
+    assert!(next == 2 || next == 3, "{next}");
+    assert_eq!(store.read_blocking(a, 0, None).map(|records| records.len() as u64), Ok(next));
+    store.append(AppendRequest::at(a, next, vec![record(a, next)])).wait().expect("appends work again");
+    store.close().expect("close");
+}
+
+#[test]
+fn reads_wait_for_a_reopening_instead_of_being_refused_and_async_workers_never_block_on_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = stream(1);
+    let store = Arc::new(open(dir.path(), Durability::Flush));
+    store.append(AppendRequest::create(a, vec![record(a, 0), record(a, 1)], None)).wait().expect("create a");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).build().expect("runtime");
+
+    let reopening = hold(&store, Point::Reopening);
+    store.shared.hooks.fail_next_flush.store(true, Ordering::SeqCst);
+    assert!(store.append(AppendRequest::at(a, 2, vec![record(a, 2)])).wait().is_err());
+    reopening.reached();
+    // The writer holds the handles' lock while it reopens: every reader
+    // of the database waits for it …
+    assert!(matches!(store.shared.handles.try_read(), Err(TryLockError::WouldBlock)));
+    let blocking = {
+        let store = Arc::clone(&store);
+        std::thread::spawn(move || store.read_blocking(a, 0, None))
+    };
+    // … but a page read asked for on an async worker returns its future at
+    // once (it waits on the blocking pool): were it to wait here, this
+    // thread, which alone can let the reopening go on, would hang.
+    let page = {
+        let _on_the_runtime = runtime.enter();
+        store.read(a, 0, Some(2))
+    };
+    drop(reopening);
+    let page = runtime.block_on(page).expect("the page, once reopened");
+    assert_eq!(page.len(), 2);
+    let whole = blocking.join().expect("reader thread").expect("the log, once reopened");
+    assert!(whole.len() == 2 || whole.len() == 3, "{}", whole.len());
 }

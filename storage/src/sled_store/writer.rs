@@ -62,6 +62,9 @@ pub(super) struct Writer {
     /// When the last recovery was tried (while `Shared::failure` says why
     /// appends are refused).
     last_recovery: Instant,
+    /// Whether the last look found the disk without room for writes (to say
+    /// so once, not at every group or recovery).
+    disk_full: bool,
 }
 
 impl Writer {
@@ -72,7 +75,7 @@ impl Writer {
         notices: broadcast::Sender<Appended>,
         syncer: Option<FileSyncer>,
     ) -> Self {
-        Writer { handles: Some(handles), shared, queue, notices, syncer, last_recovery: Instant::now() }
+        Writer { handles: Some(handles), shared, queue, notices, syncer, last_recovery: Instant::now(), disk_full: false }
     }
 
     /// The next queued append; while failed, also wakes up every
@@ -112,7 +115,7 @@ impl Writer {
                     Err(_) => break,
                 }
             }
-            self.commit(group);
+            self.commit(group, bytes);
         }
         if let Some(refusal) = self.shared.refusal() {
             return Err(refusal);
@@ -120,25 +123,47 @@ impl Writer {
         self.flush()
     }
 
-    /// Tries to leave the failed state: takes the database away from readers
-    /// (they answer `Unavailable` meanwhile), drops every handle so sled lets
-    /// go of its files, reopens it, and puts it back once a probe write and a
-    /// flush succeed. Stream states are forgotten: they are re-read from what
-    /// sled recovered.
+    /// Tries to leave the failed state without taking the database from
+    /// readers while the disk stays full.
+    ///
+    /// While the file system reports no room for writes (see [`KEEP_FREE`](super::space::KEEP_FREE)),
+    /// nothing is done: readers keep the database in hand (sled latched the
+    /// failed write's error, which stops its writes, not its reads; the
+    /// stream states still hide what the failed group wrote), and sled could
+    /// not reopen it anyway (opening writes a snapshot). Once there is room
+    /// (or the file system cannot say), the database is reopened, so that
+    /// it shows what really reached the disk, and a probe write and flush
+    /// decide whether appends are taken again. A database that could not be
+    /// reopened is tried again at every recovery, room or not: readers have
+    /// none meanwhile.
     fn recover(&mut self) {
+        #[cfg(test)]
+        self.shared.hooks.checkpoint(super::tests::Point::Recovering);
         self.last_recovery = Instant::now();
-        drop(self.shared.handles.write().unwrap_or_else(PoisonError::into_inner).take());
-        drop(self.handles.take());
-        self.syncer = None;
-        let reopened = open_handles(&self.shared.dir, self.shared.options).and_then(|(handles, syncer)| {
-            probe(&handles)?;
-            Ok((handles, syncer))
-        });
-        match reopened {
-            Ok((handles, syncer)) => {
-                self.shared.streams().clear();
-                *self.shared.handles.write().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&handles));
-                (self.handles, self.syncer) = (Some(handles), syncer);
+        #[cfg(test)]
+        self.shared.hooks.recoveries.fetch_add(1, Ordering::SeqCst);
+        let full = self.shared.disk_full(0);
+        if let Some(full) = &full {
+            self.say_disk_full(full);
+            if self.handles.is_some() {
+                *self.shared.failure() = Some(format!("recovering from a failed write once the disk has room: {full}"));
+                return;
+            }
+        }
+        if let Err(error) = self.reopen() {
+            tracing::warn!(%error, retry_in = ?RECOVERY_INTERVAL, "the event store could not reopen its database: reads and appends are refused");
+            *self.shared.failure() = Some(format!("recovering from a failed write; the database could not be reopened: {error}"));
+            return;
+        }
+        if let Some(full) = full {
+            *self.shared.failure() = Some(format!("recovering from a failed write once the disk has room: {full}"));
+            return;
+        }
+        let probed = self.handles().and_then(probe);
+        #[cfg(test)]
+        self.shared.hooks.probes.fetch_add(1, Ordering::SeqCst);
+        match probed {
+            Ok(()) => {
                 *self.shared.failure() = None;
                 tracing::info!(dir = %self.shared.dir.display(), "the event store recovered: appends are taken again");
             }
@@ -149,15 +174,65 @@ impl Writer {
         }
     }
 
+    /// Logs, once per episode, that the disk has no room for writes.
+    fn say_disk_full(&mut self, full: &str) {
+        if !self.disk_full {
+            tracing::warn!(%full, dir = %self.shared.dir.display(), "the disk is full: the event store refuses appends (nothing written) and serves reads until it has room");
+        }
+        self.disk_full = true;
+    }
+
+    /// Reopens the database, forgetting every stream state (they are re-read
+    /// from what sled recovered), and hands it to readers.
+    ///
+    /// Readers wait for it instead of being refused: the lock they read
+    /// under is held for writing throughout (sled lets go of its files only
+    /// once every handle is dropped, so the old database cannot be read
+    /// meanwhile). Reads on an async worker do not wait here: they move to
+    /// the blocking pool (see `SledStore::read`). If the database cannot be
+    /// reopened, readers are refused until a later recovery reopens it.
+    fn reopen(&mut self) -> Result<(), StoreError> {
+        let mut readable = self.shared.handles.write().unwrap_or_else(PoisonError::into_inner);
+        drop(readable.take());
+        drop(self.handles.take());
+        self.syncer = None;
+        #[cfg(test)]
+        self.shared.hooks.checkpoint(super::tests::Point::Reopening);
+        let (handles, syncer) = open_handles(&self.shared.dir, self.shared.options)?;
+        // Under the lock: no reader sees the new tree with the old states.
+        self.shared.streams().clear();
+        *readable = Some(Arc::clone(&handles));
+        (self.handles, self.syncer) = (Some(handles), syncer);
+        tracing::info!(dir = %self.shared.dir.display(), "the event store reopened its database after a failed write: reads are served from it");
+        Ok(())
+    }
+
     /// The open database, unless a recovery left it closed.
     fn handles(&self) -> Result<&Handles, StoreError> {
         self.handles.as_deref().ok_or_else(|| StoreError::Unavailable("the database is being reopened".into()))
     }
 
-    /// Decides, writes, flushes and answers one group.
-    fn commit(&mut self, group: Vec<Job>) {
+    /// Decides, writes, flushes and answers one group of `bytes` payload.
+    fn commit(&mut self, group: Vec<Job>, bytes: usize) {
         self.shared.counters.groups.fetch_add(1, Ordering::Relaxed);
-        if let Some(refusal) = self.shared.refusal() {
+        // A group that would leave the disk with less than `KEEP_FREE` is
+        // refused before anything is written: sled's latched error after a
+        // write that hit a full disk would stop more than writes, and the
+        // room kept lets sled reopen the database (after a restart too).
+        // One statvfs per group: about a microsecond, beside a flush.
+        let refusal = self.shared.refusal().or_else(|| {
+            let full = self.shared.disk_full(u64::try_from(bytes).unwrap_or(u64::MAX));
+            match &full {
+                Some(full) => self.say_disk_full(full),
+                None if self.disk_full => {
+                    self.disk_full = false;
+                    tracing::info!(dir = %self.shared.dir.display(), "the disk has room again: the event store takes appends");
+                }
+                None => {}
+            }
+            full.map(|full| StoreError::Unavailable(format!("{full}; nothing was written")))
+        });
+        if let Some(refusal) = refusal {
             for job in group {
                 let _ = job.reply.send(Err(refusal.clone()));
             }

@@ -206,9 +206,13 @@ impl GameService {
         if let Err(err) = self.store.append(request).await {
             // The store may hold more than this cache knows (a failed flush
             // after a write): forget the game so the next request reloads it.
-            // A conflict wrote nothing: on a shared store the cache is only
-            // behind, and the next use catches it up record by record.
-            if !(self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
+            // A refusal wrote nothing (a full disk, a closed store): the
+            // cache is still the game, and keeping it keeps reads off a
+            // store that may be struggling. A conflict wrote nothing either:
+            // on a shared store the cache is only behind, and the next use
+            // catches it up record by record.
+            let nothing_written = matches!(err, StoreError::Unavailable(_) | StoreError::Closed | StoreError::Invalid(_));
+            if !(nothing_written || self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
                 writer.evicted = true;
                 self.evict(slot.meta.stream);
             }

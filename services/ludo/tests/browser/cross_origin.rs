@@ -1,7 +1,8 @@
 //! A page on another origin uses the API through CORS: it creates a game,
 //! plays with bearer tokens and follows the game live as its seat through a
-//! stream ticket (`EventSource` cannot send a header); and a server limited
-//! to one origin refuses the others.
+//! stream ticket (`EventSource` cannot send a header); it turns autopilot on
+//! and off and hands a seat to a bot and back (`PUT`, `DELETE`); and a
+//! server limited to one origin refuses the others.
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -71,8 +72,60 @@ run().catch((e) => { window.result = { error: String((e && e.stack) || e) }; log
 </body></html>
 "#;
 
-/// Serves `PAGE` on a loopback port of its own (another origin); returns the port.
-async fn serve_page() -> u16 {
+/// A page that hands seats to server bots and takes them back, with the
+/// methods beyond simple requests: autopilot on (`PUT`) and off (`DELETE`)
+/// with a seat's token, and, with the admin token, an open seat of a game
+/// still waiting for players handed to a bot (`PUT`) and taken back
+/// (`DELETE`). `window.result.steps` holds each answer's status and JSON.
+const SEATS_PAGE: &str = r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Another origin's seat manager</title></head>
+<body>
+<h1>Seats handed over from elsewhere</h1>
+<pre id="log"></pre>
+<script>
+const server = new URLSearchParams(location.search).get('server');
+window.result = null;
+const log = (line) => { document.getElementById('log').textContent += line + '\n'; };
+
+async function call(method, path, token, body) {
+  const headers = {};
+  if (token) headers['Authorization'] = 'Bearer ' + token;
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let answer;
+  try {
+    answer = await fetch(server + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch (e) {
+    throw new Error(method + ' ' + path + ': ' + e);
+  }
+  const text = await answer.text();
+  log(method + ' ' + path + ': ' + answer.status);
+  return { status: answer.status, json: text ? JSON.parse(text) : null };
+}
+
+async function run() {
+  const random = { level: 'random', think_ms: 0 };
+  const steps = {};
+  // A game under way, seat 0 to move: seat 1's bot has nothing to play yet.
+  const playing = await call('POST', '/v1/games', null, { kind: 'cardinal', players: ['Ann', 'Bob'], options: { first_seat: 0 } });
+  if (playing.status !== 201) throw new Error('create: ' + playing.status + ' ' + JSON.stringify(playing.json));
+  const bob = playing.json.seats[1].token;
+  steps.autopilot_on = await call('PUT', '/v1/games/' + playing.json.id + '/autopilot', bob, { bot: random });
+  steps.autopilot_off = await call('DELETE', '/v1/games/' + playing.json.id + '/autopilot', bob);
+  // A game waiting for players: its open seat 2 goes to a bot.
+  const waiting = await call('POST', '/v1/games', null, { kind: 'cardinal', players: ['Ann', null, null] });
+  if (waiting.status !== 201) throw new Error('create: ' + waiting.status + ' ' + JSON.stringify(waiting.json));
+  const admin = waiting.json.admin_token;
+  steps.seat_to_bot = await call('PUT', '/v1/games/' + waiting.json.id + '/seats/2/bot', admin, { bot: random, name: 'Robo' });
+  steps.seat_from_bot = await call('DELETE', '/v1/games/' + waiting.json.id + '/seats/2/bot', admin);
+  window.result = { playing: playing.json.id, waiting: waiting.json.id, steps };
+}
+run().catch((e) => { window.result = { error: String((e && e.stack) || e) }; log('failed: ' + window.result.error); });
+</script>
+</body></html>
+"#;
+
+/// Serves `page` on a loopback port of its own (another origin); returns the port.
+async fn serve_page(page: &'static str) -> u16 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {
@@ -93,8 +146,8 @@ async fn serve_page() -> u16 {
                 let first = String::from_utf8_lossy(&head).lines().next().unwrap_or_default().to_string();
                 let answer = if first.starts_with("GET / ") || first.starts_with("GET /?") {
                     format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{PAGE}",
-                        PAGE.len()
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n{page}",
+                        page.len()
                     )
                 } else {
                     "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
@@ -127,7 +180,7 @@ async fn preflight(base: &str, origin: &str) -> reqwest::Response {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_on_another_origin_plays_a_game_and_follows_it_as_its_seat() {
     let Some(t) = Test::start("cross_origin", &[]) else { return };
-    let port = serve_page().await;
+    let port = serve_page(PAGE).await;
     let origin = format!("http://127.0.0.1:{port}");
     const MOVES: usize = 12;
     let page = t.browser("other-origin").await;
@@ -180,8 +233,8 @@ async fn a_page_on_another_origin_plays_a_game_and_follows_it_as_its_seat() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_limited_to_one_origin_refuses_the_others() {
-    let allowed = serve_page().await;
-    let other = serve_page().await;
+    let allowed = serve_page(PAGE).await;
+    let other = serve_page(PAGE).await;
     let allowed_origin = format!("http://127.0.0.1:{allowed}");
     let other_origin = format!("http://127.0.0.1:{other}");
     let Some(t) = Test::start("cors_limited", &["--cors-origins", &allowed_origin]) else { return };
@@ -220,5 +273,38 @@ async fn a_server_limited_to_one_origin_refuses_the_others() {
     // Only the allowed page's game exists.
     let games = t.get("/v1/games", None).await;
     assert_eq!(games["games"].as_array().unwrap().len(), 1);
+    t.finish();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_on_another_origin_hands_seats_to_bots_and_takes_them_back() {
+    let port = serve_page(SEATS_PAGE).await;
+    let origin = format!("http://127.0.0.1:{port}");
+    let Some(t) = Test::start("cross_origin_seats", &["--cors-origins", &origin]) else { return };
+    let page = t.browser("other-origin-seats").await;
+    page.goto(&format!("{origin}/?server={}", t.base())).await;
+    let outcome = result(&page).await;
+    assert!(outcome.get("error").is_none(), "the page on {origin} failed: {outcome}");
+    let steps = &outcome["steps"];
+    let answer = |step: &str| {
+        assert_eq!(steps[step]["status"], 200, "{step} from {origin}: {outcome}");
+        steps[step]["json"].clone()
+    };
+    let random = json!({"level": "random", "think_ms": 0});
+    assert_eq!(answer("autopilot_on"), json!({"version": 1, "seat": 1, "bot": random}));
+    assert_eq!(answer("autopilot_off"), json!({"version": 2, "seat": 1}));
+    let waiting = json!({"state": "waiting", "open_seats": [1]});
+    assert_eq!(answer("seat_to_bot"), json!({"version": 1, "status": waiting}));
+    assert_eq!(answer("seat_from_bot"), json!({"version": 2, "status": waiting}));
+
+    // The server holds what the page was told.
+    let playing = t.get(&format!("/v1/games/{}", outcome["playing"].as_str().unwrap()), None).await;
+    assert_eq!(playing["version"], 2);
+    assert!(playing["seats"][1].get("bot").is_none(), "seat 1 is Bob's again: {playing}");
+    let waiting_game = t.get(&format!("/v1/games/{}", outcome["waiting"].as_str().unwrap()), None).await;
+    assert_eq!((&waiting_game["version"], &waiting_game["status"]), (&json!(2), &waiting), "{waiting_game}");
+    assert_eq!(waiting_game["seats"][2]["name"], "Robo", "{waiting_game}");
+    page.screenshot("other-origin-seats").await;
+    page.close().await;
     t.finish();
 }

@@ -34,6 +34,16 @@ pub fn rate_limited(message: String, retry_after: std::time::Duration) -> Status
     Status::with_error_details(Code::ResourceExhausted, message, details)
 }
 
+/// A `storage_unavailable` status: `UNAVAILABLE` with an ErrorInfo and a
+/// RetryInfo of the store's recovery interval (as REST's `Retry-After`).
+pub fn storage_unavailable(message: String) -> Status {
+    let retry_after = ludo_storage::RECOVERY_INTERVAL;
+    let ms = u64::try_from(retry_after.as_millis()).unwrap_or(u64::MAX);
+    let mut details = ErrorDetails::with_error_info("storage_unavailable", DOMAIN, [("retry_after_ms".to_string(), ms.to_string())]);
+    details.set_retry_info(Some(retry_after));
+    Status::with_error_details(Code::Unavailable, message, details)
+}
+
 /// The one place service errors become gRPC statuses.
 pub fn from_service(err: ServiceError) -> Status {
     let message = err.to_string();
@@ -75,7 +85,7 @@ pub fn from_service(err: ServiceError) -> Status {
         }
         ServiceError::GameExists { .. } => status(Code::AlreadyExists, reason, message, HashMap::new()),
         ServiceError::RateLimited { retry_after, .. } => rate_limited(message, retry_after),
-        ServiceError::Storage(_) => status(Code::Unavailable, reason, message, HashMap::new()),
+        ServiceError::Storage(_) => storage_unavailable(message),
         ServiceError::CorruptLog { seq, .. } => {
             tracing::error!(%message, reason, "a stored log fails verification");
             status(Code::DataLoss, reason, message, meta(&[("seq", seq.to_string())]))

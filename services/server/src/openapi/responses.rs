@@ -40,7 +40,7 @@ fn shared() -> Map<String, Value> {
         problem("corrupt_log: a stored log fails verification (`seq` names the first bad record); internal: a server-side failure"),
     );
     let mut unavailable = problem(
-        "storage_unavailable: the log could not be read or written (a full or failing disk: the server recovers by itself once it can write again; `/readyz` tells when). For a move or a creation the outcome is unknown: retry with the same `request_id` to get the first answer if it was stored, or have it taken now. too_many_connections: the server (or this address) has as many connections as it may; retry after `Retry-After`",
+        "storage_unavailable: the log could not be written or read. On a full disk only writes are refused, with nothing written, and reads go on; writes are taken again once the disk has room. A failing disk or an unreachable database may fail reads too; the server recovers by itself (`/readyz` tells when) and `Retry-After` says when to try again. After a failed write the outcome of a move or a creation is unknown: retry with the same `request_id` to get the first answer if it was stored, or have it taken now. too_many_connections: the server (or this address) has as many connections as it may; retry after `Retry-After`",
     );
     unavailable["headers"] = json!({ "Retry-After": retry_after });
     responses.insert("Unavailable".into(), unavailable);

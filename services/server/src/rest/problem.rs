@@ -55,7 +55,7 @@ pub struct Problem {
     /// The record at fault (`invalid_export`, `corrupt_log`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
-    /// Milliseconds until a retry may succeed (`rate_limited`; also in `Retry-After`, rounded up to seconds).
+    /// Milliseconds until a retry may succeed (`rate_limited`, `storage_unavailable`; also in `Retry-After`, rounded up to seconds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retry_after_ms: Option<u64>,
 }
@@ -91,6 +91,16 @@ impl Problem {
     pub fn rate_limited(detail: impl Into<String>, retry_after: std::time::Duration) -> Self {
         let ms = ludo_game::quota::retry_after_ms(retry_after);
         Problem { retry_after_ms: Some(ms), ..Problem::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail) }
+    }
+
+    /// A `storage_unavailable` problem (503): the disk is full, or the store
+    /// failed and is recovering. It says to retry after the store's recovery
+    /// interval: a failed sled store tries to recover once per interval, so
+    /// no write succeeds sooner, and it is a fair pause for a disk being
+    /// cleared or a PostgreSQL that cannot be reached.
+    pub fn storage_unavailable(detail: impl Into<String>) -> Self {
+        let ms = u64::try_from(ludo_storage::RECOVERY_INTERVAL.as_millis()).unwrap_or(u64::MAX);
+        Problem { retry_after_ms: Some(ms), ..Problem::new(StatusCode::SERVICE_UNAVAILABLE, "storage_unavailable", detail) }
     }
 
     /// A `not_found` problem.
@@ -139,7 +149,7 @@ impl From<ServiceError> for Problem {
             }
             ServiceError::GameExists { .. } => Problem::new(StatusCode::CONFLICT, code, detail),
             ServiceError::RateLimited { retry_after, .. } => Problem::rate_limited(detail, retry_after),
-            ServiceError::Storage(_) => Problem::new(StatusCode::SERVICE_UNAVAILABLE, code, detail),
+            ServiceError::Storage(_) => Problem::storage_unavailable(detail),
             ServiceError::CorruptLog { seq, .. } => {
                 tracing::error!(%detail, code, "a stored log fails verification");
                 Problem { seq: Some(seq), ..Problem::new(StatusCode::INTERNAL_SERVER_ERROR, code, detail) }
