@@ -128,9 +128,17 @@ async fn an_import_is_bounded_as_creation_is() {
     let (_, export) = finished_export(&rest, "kardinal", &["Ann", "Bob", "Cid"], json!({})).await;
     let games_before = there.get("/v1/games?limit=1000", None).await.body["games"].as_array().unwrap().len();
 
-    // A 10 MB note on the board: refused by size, before anything is re-played.
+    // A 10 MB note on the board: refused by size, before anything is read
+    // (its length told) or once past the limit (sent in chunks), never
+    // re-played.
     let huge = forged(&export, |created| created.options["board"]["note"] = json!("x".repeat(10 << 20)));
-    problem(&there.import(huge).await, 413, "payload_too_large");
+    let auth = format!("Authorization: Bearer {OPERATOR_TOKEN}\r\nContent-Type: application/x-ndjson\r\n");
+    let told = format!("POST /v1/games/import HTTP/1.1\r\nHost: x\r\n{auth}Content-Length: {}\r\n\r\n", huge.len());
+    let (status, body) = raw_exchange(other.addr, told.as_bytes(), 0).await;
+    assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{body}");
+    let chunked = format!("POST /v1/games/import HTTP/1.1\r\nHost: x\r\n{auth}Transfer-Encoding: chunked\r\n\r\n");
+    let (status, body) = raw_exchange(other.addr, chunked.as_bytes(), huge.len()).await;
+    assert_eq!((status, body["code"].as_str()), (413, Some("payload_too_large")), "{body}");
     // A 1 MB note fits the byte limit, not creation's bound on the note.
     let long = forged(&export, |created| created.options["board"]["note"] = json!("x".repeat(1 << 20)));
     let refused = there.import(long).await;
