@@ -151,3 +151,33 @@ async fn a_player_hands_the_seat_to_the_computer_and_takes_it_back() {
     }
     t.finish();
 }
+
+/// A seat's page whose token is renewed elsewhere (here by the game's
+/// admin, who was handed it at creation) hears `seat_revoked` on its live
+/// stream, stops following the game as that seat and says why; the other
+/// seat's page plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_page_whose_token_was_renewed_stops_following_as_that_seat() {
+    let Some(t) = Test::start("seat_revoked", &[]) else { return };
+    let created = t.create(json!({"kind": "cardinal", "players": ["Ann", "Bob"], "options": {"first_seat": 0}})).await;
+    let id = created["id"].as_str().unwrap();
+    let seats = open_seats(&t, &created).await;
+    wait_live(&seats.iter().collect::<Vec<_>>()).await;
+    let admin = created["admin_token"].as_str().unwrap();
+    let renewed = reqwest::Client::new().post(format!("{}/v1/games/{id}/seats/1/token", t.base())).bearer_auth(admin).send().await.unwrap();
+    assert_eq!(renewed.status(), 200);
+    seats[1]
+        .wait_js(
+            "Bob's page says the seat changed hands",
+            "const r = document.querySelector('#revoked'); return r ? r.textContent : null;",
+            vec![],
+        )
+        .await;
+    seats[1].screenshot("revoked").await;
+    let state = seats[0].js("return document.querySelector('#status') && document.querySelector('#status').dataset.live", vec![]).await;
+    assert_eq!(state, json!("on"), "Ann's page still follows the game");
+    for page in seats {
+        page.close().await;
+    }
+    t.finish();
+}

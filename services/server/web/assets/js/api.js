@@ -200,11 +200,13 @@ export function newRequestId() {
  * reopened after a pause, from the record after the last one received.
  *
  * Callbacks: onRecord(update), onEnd(end), onLive(bool), onTrouble(error),
- * and stillWanted() → Promise<bool>, asked before a reopen (answer false
- * once the game is over and everything was received).
+ * onRevoked(problem) (the seat changed hands: its token, renewed or left,
+ * opens nothing now; the stream ends), and stillWanted() → Promise<bool>,
+ * asked before a reopen (answer false once the game is over and everything
+ * was received).
  * Returns { close() }.
  */
-export function follow(id, { token, from = 0, onRecord, onEnd, onLive, onTrouble, stillWanted }) {
+export function follow(id, { token, from = 0, onRecord, onEnd, onLive, onTrouble, onRevoked, stillWanted }) {
   let source = null;
   let closed = false;
   let next = from;
@@ -260,6 +262,17 @@ export function follow(id, { token, from = 0, onRecord, onEnd, onLive, onTrouble
       }
       stop();
       if (onEnd) onEnd(end);
+    });
+    es.addEventListener('seat_revoked', (ev) => {
+      let problem = null;
+      try {
+        problem = JSON.parse(ev.data);
+      } catch {
+        /* the event alone says it */
+      }
+      stop();
+      if (onRevoked) onRevoked(problem);
+      else if (onEnd) onEnd(null);
     });
     es.addEventListener('problem', (ev) => {
       let problem;

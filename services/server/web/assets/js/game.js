@@ -256,6 +256,8 @@ export async function show(app, { id, page }) {
   let recentFrom = -1;
   let drawn = { text: null, legal: null };
   let gone = false;
+  // The seat changed hands (its stream said `seat_revoked`).
+  let revoked = false;
 
   function showProblem(p, { info = false } = {}) {
     problem.replaceChildren();
@@ -447,7 +449,9 @@ export async function show(app, { id, page }) {
       }
     } catch (err) {
       if (err instanceof ApiError && err.status === 401 && playing) {
-        app.replaceChildren(el('h1', {}, 'This seat link does not open this game'), errorPanel(err),
+        const title = revoked ? 'This seat is no longer yours in this tab' : 'This seat link does not open this game';
+        app.replaceChildren(el('h1', {}, title),
+          revoked ? el('p', { class: 'notice notice-info', id: 'revoked' }, 'The seat changed hands: its token was renewed, or a bot took it over when its time ran out. This tab stopped following it as that seat.') : errorPanel(err),
           el('p', {}, el('button', {
             type: 'button', class: 'btn', onclick: () => {
               forgetToken(id);
@@ -495,6 +499,11 @@ export async function show(app, { id, page }) {
       },
       onEnd: () => {
         stream = null;
+        refresh();
+      },
+      onRevoked: () => {
+        stream = null;
+        revoked = true;
         refresh();
       },
       onLive: (on) => {

@@ -500,7 +500,7 @@ function createForm(kinds, onCreated) {
     showProblem(null);
     try {
       const game = await api.createGame(body);
-      showCreated(created, game, kinds, onCreated);
+      showCreated(created, game, kinds, onCreated, body.players);
       created.hidden = false;
       created.focus();
       onCreated();
@@ -527,8 +527,11 @@ function enumOf(schema) {
   return null;
 }
 
-/** The seat links (each opens that seat; the token stays in the fragment), the join links of open seats and the watch link. */
-function showCreated(box, game, kinds, onChanged) {
+/**
+ * The seat links (each opens that seat; the token stays in the fragment), the join links of open seats and the watch link.
+ * A seat the computer plays has no link: no token opens it. `players` is what the game was created with.
+ */
+function showCreated(box, game, kinds, onChanged, players) {
   const origin = location.origin;
   const id = game.id;
   storeAdmin(id, game.admin_token);
@@ -546,7 +549,8 @@ function showCreated(box, game, kinds, onChanged) {
     ...game.seats.map((s) => `${s.name}: ${seatUrl(s)}`),
     ...invites.map((inv) => `Seat ${inv.seat + 1} (join): ${origin}${inv.link}`),
   ].join('\n');
-  const who = listJoin([...game.seats.map((s) => s.name), open ? `${nPlayers(open).replace('player', 'open seat')}` : null]);
+  const named = (players || []).filter((p) => p != null).map((p) => (typeof p === 'string' ? p : `${p.name} (computer)`));
+  const who = listJoin([...(named.length ? named : game.seats.map((s) => s.name)), open ? `${nPlayers(open).replace('player', 'open seat')}` : null]);
   const cancel = el('button', { type: 'button', id: 'cancel-created', class: 'btn btn-quiet' }, 'Cancel the game');
   const cancelNote = el('span', { class: 'small', role: 'status' });
   cancel.addEventListener('click', async () => {
