@@ -273,6 +273,56 @@ async fn format_2_exports_still_verify_import_and_export_byte_for_byte() {
     }
 }
 
+/// Whole bundles of finished games as the version before format 4 wrote
+/// them (commit 28da19c, by a running server): open seats joined, left and
+/// taken by a bot, a token reissued by the admin, autopilot, a resignation,
+/// clock timeouts; each with its receipt from that server's log, whose key
+/// is `fixtures/format3/log-key.txt`.
+const FORMAT_3: [(&str, &str); 2] = [
+    ("kardinal with seat records", include_str!("fixtures/format3/kardinal_seats.ndjson")),
+    ("cardinal with a clock", include_str!("fixtures/format3/cardinal_clock.ndjson")),
+];
+
+#[tokio::test]
+async fn format_3_bundles_still_verify_with_their_receipts_and_import_as_imported() {
+    let key = include_str!("fixtures/format3/log-key.txt").trim();
+    for (what, export) in FORMAT_3 {
+        let report = export::verify_with(export.as_bytes(), Some(key));
+        assert!(report.valid && report.replayed && report.chain_intact, "{what}: {:?}", report.fault);
+        assert!(report.receipt.as_ref().is_some_and(|r| r.trusted), "{what}: the receipt checks out under its server's key");
+        let (_, records) = records_of(export);
+        let mut types = std::collections::BTreeSet::new();
+        for raw in &records {
+            let record = Record::from_bytes(raw).expect("a format 3 record reads");
+            assert_eq!(record.format, 3, "{what}: the fixture is format 3");
+            assert_eq!(record.bytes(), &raw[..], "{what}: read records keep their bytes");
+            if let RecordBody::SeatToken { by, .. } = &record.body {
+                assert_eq!(*by, None, "{what}: a format 3 seat_token says nothing of who asked");
+            }
+            types.insert(record.body.type_name());
+        }
+        let service = GameService::new(Arc::new(MemoryStore::new()), Arc::new(SystemClock)).with_operator_token(Some(OPERATOR));
+        let imported = service.import(export.as_bytes().to_vec(), Some(OPERATOR)).await.expect("a format 3 bundle imports");
+        assert_eq!(imported.imported.key.as_deref(), Some(key), "{what}: imported from the key that signed its bundle");
+        let id = imported.id.parse().unwrap();
+        let page = service.events(&id, None, 0, 1000).await.unwrap();
+        assert_eq!(page.events.len(), records.len());
+        // A reissue from before the log said who asked was the admin's.
+        assert!(page.events.iter().filter(|e| e.kind == "seat_token").all(|e| e.by == Some(TokenBy::Admin)), "{what}");
+        let again = service.export(&id, None).await.unwrap();
+        let (again_header, again_records) = records_of(std::str::from_utf8(&again).unwrap());
+        assert_eq!(again_records, records, "{what}: records re-exported unchanged");
+        assert_eq!(again_header.imported, Some(imported.imported.clone()), "{what}");
+        if what.starts_with("kardinal") {
+            for wanted in ["seat_joined", "seat_left", "seat_token", "seat_bot", "seat_resigned"] {
+                assert!(types.contains(wanted), "{what}: the fixture holds a {wanted} record");
+            }
+        } else {
+            assert!(types.contains("timeout"), "{what}: the fixture holds a timeout");
+        }
+    }
+}
+
 #[test]
 fn a_format_2_record_with_format_3_members_is_refused() {
     let (_, bytes) = records_of(FORMAT_2[0].1);
