@@ -224,6 +224,7 @@ fn verify_report(report: VerifyReport) -> Result<pb::VerifyReport, Status> {
             leaf_matches: r.leaf_matches,
             included: r.included,
         }),
+        imported: report.imported.as_ref().map(imported_out),
     })
 }
 
