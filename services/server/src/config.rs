@@ -156,7 +156,7 @@ pub use ludo_game::quota::Rate;
 pub struct RateLimits {
     /// Games created per client address.
     pub create_per_ip: Option<Rate>,
-    /// Imports and verifications (whole exports, up to 64 MiB each) per client address.
+    /// Imports and verifications (whole exports, up to 4 MiB each) per client address.
     pub records_per_ip: Option<Rate>,
     /// Moves submitted per client address. (Moves per seat are limited by
     /// the game service: `GameService::with_seat_rate`.)

@@ -28,7 +28,7 @@ fn shared() -> Map<String, Value> {
         .insert("Unauthorized".into(), problem("unauthorized: a malformed `Authorization` header, or a token of no seat of this game"));
     responses.insert("NotFound".into(), problem("not_found: no such game"));
     responses.insert("RequestTimeout".into(), problem("request_timeout: the request was not received and answered within the request timeout (a body that stops coming); the connection is closed"));
-    responses.insert("PayloadTooLarge".into(), problem("payload_too_large: a body over this route's limit (2 MiB; 64 MiB for verify and import), told by its `Content-Length` (refused at once) or by its bytes"));
+    responses.insert("PayloadTooLarge".into(), problem("payload_too_large: a body over this route's limit (2 MiB; 4 MiB for verify and import), told by its `Content-Length` (refused at once) or by its bytes"));
     responses.insert("UnsupportedMediaType".into(), problem("unsupported_media_type: a body that is not `application/json`"));
     let mut limited = problem(
         "rate_limited: this client address (or, for moves, this seat) has used its token bucket; `Retry-After` and `retry_after_ms` say when to retry",
