@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::{create, play_one, play_out, start};
 use ludo_proto::v1 as pb;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_stream::StreamExt;
 
 const STREAMS: usize = 40;
@@ -159,4 +159,40 @@ async fn a_finished_games_stream_ends_with_an_end_event_and_a_reconnect_gets_204
     assert!(nothing.message().await.unwrap().is_none());
     drop(grpc);
     server.terminate();
+}
+
+/// An operator can see who follows a game as which seat, and why a stream
+/// ended: the log says when a seat's stream opens and ends, and a stream
+/// that ended because its seat changed hands says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_shows_a_seat_s_stream_opening_and_ending_when_the_seat_changes_hands() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path());
+    let http = reqwest::Client::new();
+    let game = create(&http, &server.base, "cardinal", &["Ann", "Bob"]).await;
+    let id = game["id"].as_str().unwrap();
+    let bob = game["seats"][1]["token"].as_str().unwrap();
+    let ticket: Value =
+        http.post(format!("{}/v1/games/{id}/stream-tickets", server.base)).bearer_auth(bob).send().await.unwrap().json().await.unwrap();
+    let mut stream = sse(&http, &format!("{}/v1/games/{id}/stream?ticket={}", server.base, ticket["ticket"].as_str().unwrap())).await;
+    stream.chunk().await.unwrap().expect("record 0");
+    let renewed = http
+        .post(format!("{}/v1/games/{id}/seats/1/token", server.base))
+        .bearer_auth(game["admin_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(renewed.status(), 200);
+    let mut rest = String::new();
+    while let Some(chunk) = tokio::time::timeout(Duration::from_secs(10), stream.chunk()).await.expect("the stream ends").unwrap() {
+        rest.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+    assert!(rest.contains("event: seat_revoked"), "{rest}");
+    let lines = server.terminate();
+    let said = |message: &str| lines.iter().find(|line| line["message"] == message && line["game"] == id).cloned();
+    let opened = said("stream opened").expect("a line for the stream's opening");
+    assert_eq!(opened["viewer"], "seat 1", "{opened}");
+    let ended = said("stream ended").expect("a line for the stream's end");
+    assert_eq!((&ended["why"], &ended["viewer"]), (&json!("seat changed hands"), &json!("seat 1")), "{ended}");
+    assert!(said("seat token renewed: the old token, its tickets and its streams no longer open the seat").is_some());
 }

@@ -281,7 +281,8 @@ impl GameService {
         let wakeups = self.metrics.watch_wakeups.clone();
         watchers.inc();
         let holder = seat_of(viewer).zip(generation);
-        tracing::info!(game = %slot.meta.id, seat = ?seat_of(viewer), from, "stream opened");
+        let who = seat_of(viewer).map_or_else(|| "spectator".to_string(), |seat| seat.to_string());
+        tracing::info!(game = %slot.meta.id, viewer = %who, from, "stream opened");
         tokio::spawn(async move {
             // Whatever the watcher is waiting on (new records, a slow
             // client), a shutdown ends it.
@@ -296,7 +297,7 @@ impl GameService {
                 },
                 () = shut_down(&mut closing) => "server shutting down",
             };
-            tracing::info!(game = %slot.meta.id, seat = ?seat_of(viewer), why, "stream ended");
+            tracing::info!(game = %slot.meta.id, viewer = %who, why, "stream ended");
             watchers.dec();
         });
         Ok(Watch::Live(receive))
