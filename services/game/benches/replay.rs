@@ -80,6 +80,7 @@ fn finished_game(kind: &str, players: usize, options: Value, at_least: usize) ->
             exported_at: at.into(),
             revealed: Some(revealed.len() as u64),
             receipt: None,
+            imported: None,
         };
         let raw: Vec<Vec<u8>> = records.iter().map(Record::to_bytes).collect();
         return export::write(&header, &raw, &revealed);

@@ -69,6 +69,7 @@ fn leaf(n: u64) -> String {
             result: ludo_engine::Outcome { scores: vec![(n % 40) as i32, (n % 17) as i32], winners: vec![Seat((n % 2) as u8)] },
             forfeits: vec![],
         },
+        imported: None,
     };
     head.leaf().expect("a finished game has a leaf")
 }
