@@ -167,11 +167,15 @@ impl Slot {
     }
 
     fn viewer(&self, token: Option<&str>) -> Result<Viewer, ServiceError> {
+        self.viewer_at(&self.current().table, token)
+    }
+
+    /// Whom `token` opens the game for at `table` (the caller's snapshot,
+    /// when it reads more of the same state, such as the seat's generation).
+    fn viewer_at(&self, table: &Table, token: Option<&str>) -> Result<Viewer, ServiceError> {
         match token {
             None => Ok(Viewer::Spectator),
-            Some(token) => self
-                .current()
-                .table
+            Some(token) => table
                 .seat_of(token, &self.meta.secrets)
                 .map(Viewer::Seat)
                 .ok_or_else(|| ServiceError::Unauthorized { reason: "this token opens no seat of this game".into() }),
@@ -179,7 +183,12 @@ impl Slot {
     }
 
     fn seat(&self, token: Option<&str>) -> Result<Seat, ServiceError> {
-        match self.viewer(token)? {
+        self.seat_at(&self.current().table, token)
+    }
+
+    /// The seat `token` opens at `table` (see [`Slot::viewer_at`]).
+    fn seat_at(&self, table: &Table, token: Option<&str>) -> Result<Seat, ServiceError> {
+        match self.viewer_at(table, token)? {
             Viewer::Seat(seat) => Ok(seat),
             _ => Err(ServiceError::Unauthorized { reason: "this needs a seat's token (Authorization: Bearer …)".into() }),
         }

@@ -16,6 +16,8 @@ use hmac::{Hmac, KeyInit, Mac};
 use ludo_engine::{Seat, Viewer};
 use sha2::Sha256;
 
+use std::sync::Arc;
+
 use super::{GameId, GameService, timestamp};
 use crate::api::StreamTicket;
 use crate::error::ServiceError;
@@ -93,8 +95,10 @@ impl GameService {
     /// `not_found`; `unauthorized` without a token of a seat of this game.
     pub async fn stream_ticket(&self, id: &GameId, token: Option<&str>) -> Result<StreamTicket, ServiceError> {
         let slot = self.slot(id).await?;
-        let seat = slot.seat(token)?;
-        let generation = slot.current().table.generation(seat);
+        // The token and the seat's generation from one state (see `watch`).
+        let table = Arc::clone(&slot.current().table);
+        let seat = slot.seat_at(&table, token)?;
+        let generation = table.generation(seat);
         let expires = self.clock.now() + TICKET_LIFETIME;
         let expires_ms = millis(expires);
         Ok(StreamTicket {

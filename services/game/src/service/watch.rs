@@ -242,8 +242,11 @@ impl GameService {
     /// `from` is past the next record; later failures arrive in the stream.
     pub async fn watch(&self, id: &GameId, token: Option<&str>, from: u64) -> Result<Watch, ServiceError> {
         let slot = self.slot(id).await?;
-        let viewer = slot.viewer(token)?;
-        let generation = seat_of(viewer).map(|seat| slot.current().table.generation(seat));
+        // The token and the seat's generation from one state: a stream
+        // opened with a token renewed meanwhile is not given the new one's.
+        let table = Arc::clone(&slot.current().table);
+        let viewer = slot.viewer_at(&table, token)?;
+        let generation = seat_of(viewer).map(|seat| table.generation(seat));
         self.watch_as(slot, viewer, generation, from).await
     }
 
