@@ -10,13 +10,12 @@
 //! cost no memory however many are asked for. A restart voids them (a
 //! client then asks for a new one, as it does when one expires).
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, KeyInit, Mac};
 use ludo_engine::{Seat, Viewer};
 use sha2::Sha256;
-
-use std::sync::Arc;
 
 use super::{GameId, GameService, timestamp};
 use crate::api::StreamTicket;
