@@ -65,10 +65,12 @@ impl GameService {
     /// it re-plays the whole game.
     ///
     /// # Errors
-    /// Only when the blocking task itself fails; a bad export is a report
-    /// that says so.
+    /// `invalid_input` for no export at all (an empty body); otherwise only
+    /// when the blocking task itself fails: a bad export is a report that
+    /// says so.
     pub async fn verify(&self, bytes: impl Into<Vec<u8>>) -> Result<export::VerifyReport, ServiceError> {
         let bytes = bytes.into();
+        not_empty(&bytes)?;
         let mut report = blocking(move || export::verify(&bytes)).await?;
         // Receipts are checked with the key they name; this server trusts its own.
         if let Some(receipt) = report.receipt.as_mut() {
@@ -82,10 +84,12 @@ impl GameService {
     /// its id and replays identically. It has no seat tokens: it is over.
     ///
     /// # Errors
-    /// `invalid_export` naming the first bad line, `invalid_input` for a
-    /// running game's export (it has no seed to re-play with), `game_exists`.
+    /// `invalid_export` naming the first bad line, `invalid_input` for no
+    /// export at all or a running game's export (it has no seed to re-play
+    /// with), `game_exists`.
     pub async fn import(&self, bytes: impl Into<Vec<u8>>) -> Result<ImportedGame, ServiceError> {
         let bytes = bytes.into();
+        not_empty(&bytes)?;
         // A whole replay: off the async workers.
         let verified = blocking(move || export::check(&bytes)).await?;
         if let Some(fault) = verified.report.fault {
@@ -136,4 +140,10 @@ impl GameService {
         }
         Ok(ImportedGame { id: verified.header.game_id, kind: verified.header.kind, version, status })
     }
+}
+
+/// An empty request is no export, not a bad one: it is refused as input
+/// (a report or `invalid_export` would answer a question nobody asked).
+fn not_empty(bytes: &[u8]) -> Result<(), ServiceError> {
+    if bytes.is_empty() { Err(ServiceError::invalid("export", "no export: the body is empty")) } else { Ok(()) }
 }
