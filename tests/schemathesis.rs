@@ -115,6 +115,12 @@ async fn schemathesis_finds_no_disagreement_between_the_document_and_the_server(
     .await;
     let reports = dir.path().join("reports");
     std::fs::create_dir_all(&reports).unwrap();
+    let operations = server.rest().get("/openapi.json", None).await.body["paths"]
+        .as_object()
+        .expect("paths")
+        .values()
+        .map(|item| item.as_object().map_or(0, |methods| methods.len()))
+        .sum::<usize>();
     let fuzz = command(&st, &server.base, &reports);
     let described = format!("{fuzz:?}");
     let started = Instant::now();
@@ -122,7 +128,34 @@ async fn schemathesis_finds_no_disagreement_between_the_document_and_the_server(
     let took = started.elapsed();
     server.stop().await;
     let ran = ran.unwrap_or_else(|e| panic!("{described}: {e}"));
-    assert!(ran.status.success(), "schemathesis found disagreements ({}, {took:?}):\n{described}\n{}", ran.status, ran.output());
-    println!("{}\n{described}\ntook {took:?}", ran.output());
-    let _ = Value::Null;
+    let said = format!("{described}\n({}, {took:?})\n{}", ran.status, ran.output());
+    let report = report(&reports).unwrap_or_else(|why| panic!("{why}\n{said}"));
+
+    // What it did: every operation, every phase, to the end.
+    assert_eq!(report["complete"], true, "the run stopped early ({}):\n{said}", report["stop_reason"]);
+    assert_eq!(report["operations"]["tested"].as_u64(), Some(operations as u64), "every operation is tested:\n{said}");
+    for phase in ["examples", "coverage", "fuzzing", "stateful"] {
+        assert_ne!(report["phases"][phase]["status"], "skip", "the {phase} phase ran:\n{said}");
+    }
+    assert!(report["test_cases"]["generated"].as_u64().unwrap_or(0) > 1000, "a real run:\n{said}");
+    // What it found: nothing.
+    assert_eq!(
+        (&report["failures"], &report["errors"], report["exit_code"].as_i64()),
+        (&Value::Array(vec![]), &Value::Array(vec![]), Some(0)),
+        "schemathesis found disagreements:\n{said}"
+    );
+    assert!(ran.status.success(), "{said}");
+    println!("{said}");
+}
+
+/// The JSON report schemathesis wrote into `dir`.
+fn report(dir: &Path) -> Result<Value, String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.extension().is_some_and(|e| e == "json"))
+        .ok_or_else(|| format!("no JSON report in {}", dir.display()))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -4,6 +4,7 @@ Each one narrows what schemathesis generates, never what it checks, and
 only where the OpenAPI document cannot state the server's rule exactly.
 """
 
+import itertools
 import unicodedata
 
 import schemathesis
@@ -46,3 +47,56 @@ def stated(value) -> bool:
 @schemathesis.hook
 def filter_body(context, body):
     return stated(body)
+
+
+# The seat and admin tokens of the games this run made, by game id. The
+# stateful phase follows a new game's links to its operations, most of
+# which answer its seats or its admin only: without their tokens, all it
+# would see of them is 401.
+TOKENS = {}
+TURNS = itertools.count()
+
+
+@schemathesis.hook
+def after_call(context, case, response):
+    operation = (case.operation.method.upper(), case.operation.path)
+    if response.status_code not in (200, 201):
+        return
+    try:
+        body = response.json()
+    except ValueError:
+        return
+    if not isinstance(body, dict):
+        return
+    game = (case.path_parameters or {}).get("id")
+    if operation == ("POST", "/v1/games") and "id" in body:
+        seats = [seat["token"] for seat in body.get("seats", [])]
+        TOKENS[body["id"]] = {"seats": seats, "admin": body.get("admin_token")}
+    elif operation in (("POST", "/v1/games/{id}/join"), ("POST", "/v1/games/{id}/seats/{seat}/token")) and game in TOKENS:
+        TOKENS[game]["seats"].append(body.get("token"))
+
+
+@schemathesis.auth(refresh_interval=None)
+class GameTokens:
+    """The token an operation of a game this run made asks for: its admin's,
+    or one of its seats' in turn (a spectator's, none, every third time
+    where a token is optional)."""
+
+    def get(self, case, context):
+        game = TOKENS.get((case.path_parameters or {}).get("id"))
+        if game is None:
+            return None
+        schemes = [name for requirement in case.operation.definition.raw.get("security", []) for name in requirement]
+        turn = next(TURNS)
+        if "admin_token" in schemes:
+            return game["admin"]
+        seats = [token for token in game["seats"] if token]
+        if "seat_token" not in schemes or not seats:
+            return None
+        optional = {} in case.operation.definition.raw.get("security", [])
+        if optional and turn % 3 == 0:
+            return None
+        return seats[turn % len(seats)]
+
+    def set(self, case, data, context):
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}

@@ -7,7 +7,8 @@
 //!    of 256 or a `u64` version of 2^64, so the document says so (utoipa
 //!    names the type in `format`, with its `non_strict_integers` feature,
 //!    and gives at most the lower bound);
-//! 2. a `kind` query parameter takes the hosted kinds only;
+//! 2. a `kind` query parameter takes the hosted kinds only, a `seat` path
+//!    parameter the seats of the largest table they have;
 //! 3. the rules that tie one field to another (a clock needs a limit per
 //!    move or a bank, an increment needs a bank);
 //! 4. a new game's table: the seat its options name to play first is at
@@ -75,13 +76,21 @@ fn integer_ranges(value: &mut Value) {
     }
 }
 
-/// Step 2: `kind` in a query is one of `kinds`.
-fn kind_parameters(doc: &mut Value, kinds: &[&str]) {
+/// Step 2: `kind` in a query is one of `kinds`; `seat` in a path is below
+/// the most players any of them seats (which seats a game has is its own:
+/// the server refuses the others with `invalid_input`).
+fn kind_parameters(doc: &mut Value, kinds: &[KindSchemas]) {
+    let ids: Vec<&str> = kinds.iter().map(|kind| kind.id).collect();
+    let most_seats = kinds.iter().map(|kind| kind.players.1).max().unwrap_or(1);
     let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else { return };
     for operation in paths.values_mut().filter_map(Value::as_object_mut).flat_map(|item| item.values_mut()) {
         let Some(parameters) = operation.get_mut("parameters").and_then(Value::as_array_mut) else { continue };
-        for parameter in parameters.iter_mut().filter(|p| p["in"] == "query" && p["name"] == "kind") {
-            parameter["schema"]["enum"] = json!(kinds);
+        for parameter in parameters.iter_mut() {
+            match (parameter["in"].as_str(), parameter["name"].as_str()) {
+                (Some("query"), Some("kind")) => parameter["schema"]["enum"] = json!(ids),
+                (Some("path"), Some("seat")) => parameter["schema"]["maximum"] = json!(most_seats - 1),
+                _ => {}
+            }
         }
     }
 }
@@ -132,8 +141,7 @@ fn new_tables(doc: &mut Value, kinds: &[KindSchemas]) {
 /// Adds the bounds to `doc`, whose per-kind schemas [`super::exact`] made.
 pub(crate) fn state(doc: &mut Value, kinds: &[KindSchemas]) {
     integer_ranges(doc);
-    let ids: Vec<&str> = kinds.iter().map(|kind| kind.id).collect();
-    kind_parameters(doc, &ids);
+    kind_parameters(doc, kinds);
     cross_field_rules(doc);
     new_tables(doc, kinds);
 }
@@ -159,5 +167,27 @@ mod tests {
         assert_eq!((&doc["delta"]["minimum"], &doc["delta"]["maximum"]), (&json!(-5), &json!(i32::MAX)));
         assert_eq!(doc["page"], json!({ "type": "integer", "minimum": 1, "maximum": 1000 }), "no format: as it was");
         assert_eq!(doc["name"], json!({ "type": "string", "format": "uint8" }), "not an integer");
+    }
+
+    /// The bounds written as literals in the types' annotations are the
+    /// constants the server checks against.
+    #[test]
+    fn the_documents_bounds_are_the_servers_constants() {
+        use ludo_game::clock::{MAX_INCREMENT_MS, MAX_LIMIT_MS, MIN_LIMIT_MS};
+        let doc = crate::openapi();
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(schemas["BotRequest"]["properties"]["think_ms"]["maximum"], json!(ludo_game::bot::MAX_THINK_MS));
+        let clock = &schemas["ClockRequest"]["properties"];
+        for field in ["move_ms", "bank_ms"] {
+            assert_eq!((&clock[field]["minimum"], &clock[field]["maximum"]), (&json!(MIN_LIMIT_MS), &json!(MAX_LIMIT_MS)), "{field}");
+        }
+        assert_eq!(clock["increment_ms"]["maximum"], json!(MAX_INCREMENT_MS));
+        assert_eq!(schemas["PlayerName"]["maxLength"], json!(ludo_game::MAX_NAME_CHARS));
+        assert_eq!(schemas["cardinal.CreateGame"]["properties"]["webhook"]["maxLength"], json!(ludo_game::webhook::MAX_URL_BYTES));
+        for path in ["/v1/games", "/v1/games/{id}/events", "/v1/games/{id}/steps"] {
+            let parameters = doc["paths"][path]["get"]["parameters"].as_array().expect("parameters");
+            let limit = parameters.iter().find(|p| p["name"] == "limit").expect("a limit");
+            assert_eq!((&limit["schema"]["minimum"], &limit["schema"]["maximum"]), (&json!(1), &json!(ludo_game::MAX_PAGE)), "{path}");
+        }
     }
 }

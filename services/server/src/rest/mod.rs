@@ -230,6 +230,7 @@ async fn submit_move(
         (status = 200, description = "The seat's information set", body = SeatKnowledge),
         (status = 401, description = "unauthorized: missing or wrong seat token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_waiting: seats are still open, nothing has been dealt", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn seat_knowledge(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<SeatKnowledge>> {
