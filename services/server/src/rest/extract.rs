@@ -97,17 +97,18 @@ fn whole_numbers(bytes: &[u8]) -> Option<Vec<u8>> {
                 // Within ±2^63 (and below 2^64), so the casts are exact.
                 let whole = if float.fract() != 0.0 || !float.is_finite() {
                     None
-                } else if float >= 0.0 && float < 18_446_744_073_709_551_616.0 {
+                } else if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
                     Some(serde_json::Number::from(float as u64))
-                } else if float < 0.0 && float >= -9_223_372_036_854_775_808.0 {
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
                     Some(serde_json::Number::from(float as i64))
                 } else {
                     None
                 };
                 whole.map(|whole| *number = whole).is_some()
             }
-            serde_json::Value::Array(items) => items.iter_mut().fold(false, |changed, item| rewrite(item) || changed),
-            serde_json::Value::Object(map) => map.values_mut().fold(false, |changed, item| rewrite(item) || changed),
+            // Every item is rewritten: no short cut at the first change.
+            serde_json::Value::Array(items) => items.iter_mut().map(rewrite).filter(|&changed| changed).count() > 0,
+            serde_json::Value::Object(map) => map.values_mut().map(rewrite).filter(|&changed| changed).count() > 0,
             _ => false,
         }
     }
