@@ -30,7 +30,12 @@ use ludo_game::webhook::{Delivery, WebhookPolicy, WebhookSink};
 use serde_json::Value;
 
 /// The seed of every run (Hypothesis'), so a failure reproduces.
+/// `LUDO_SCHEMATHESIS_SEED` runs another, to explore.
 const SEED: u64 = 1;
+
+fn seed() -> u64 {
+    std::env::var("LUDO_SCHEMATHESIS_SEED").ok().and_then(|seed| seed.parse().ok()).unwrap_or(SEED)
+}
 
 /// Test cases per operation and phase: enough to reach every bound of
 /// every operation, small enough for the whole run to take about a minute
@@ -84,7 +89,7 @@ fn command(st: &Path, base: &str, reports: &Path) -> Command {
         .arg("--no-color")
         .arg("run")
         .arg(format!("{base}/openapi.json"))
-        .args(["--seed", &SEED.to_string()])
+        .args(["--seed", &seed().to_string()])
         .args(["--max-examples", &MAX_EXAMPLES.to_string()])
         .args(["--request-timeout", &REQUEST_TIMEOUT_SECONDS.to_string()])
         // One worker: the run is the same every time, and two cores are shared.
