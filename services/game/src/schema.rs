@@ -85,7 +85,8 @@ impl PartialSchema for PlayerName {
 /// and `str::trim`): no character it refuses, and one at least that is not
 /// whitespace. It names the characters of the Basic Multilingual Plane
 /// (an ECMA-262 pattern without the `u` flag cannot name others) that
-/// Unicode has assigned (which are unassigned changes with each version).
+/// Unicode has assigned (which code points are unassigned changes with
+/// each Unicode version, so a pattern could not keep up).
 fn name_pattern() -> String {
     use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
     let mut refused = String::new();

@@ -637,7 +637,7 @@ async fn verify_export(State(app): State<AppState>, RawBody(body): RawBody) -> R
     request_body(content = Export, description = "A finished game's export (JSON Lines)", content_type = "application/x-ndjson"),
     responses(
         (status = 201, description = "The game was imported", body = ImportedGame, headers(("location" = String, description = "URL of the game"))),
-        (status = 400, description = "invalid_input: a running game's export (it has no seed)", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "invalid_input: no export (an empty body), or a running game's export (it has no seed)", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "game_exists: a game with this id is already here", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "invalid_export: the export does not verify; `line` and `seq` name the first bad record", body = Problem, content_type = "application/problem+json"),
     )
