@@ -26,82 +26,13 @@
 //! with (by default `node` on `PATH`) and `LUDO_GRPCWEB_PACKAGES` the directory
 //! whose `node_modules` holds its packages (by default `.tools/grpcweb`).
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use ludo_blackbox::TestServer;
+use ludo_blackbox::tools::{candidates, missing, pinned_requirement, repo, run};
 use serde_json::{Value, json};
-
-fn repo() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    root.canonicalize().unwrap_or(root)
-}
-
-fn required() -> bool {
-    std::env::var("LUDO_REQUIRE_CLIENT_TOOLS").is_ok_and(|v| v == "1")
-}
-
-/// A tool is missing: the test is skipped, or fails under `LUDO_REQUIRE_CLIENT_TOOLS=1`.
-fn missing(test: &str, why: &str) {
-    assert!(
-        !required(),
-        "{test}: {why}\n(LUDO_REQUIRE_CLIENT_TOOLS=1 makes this a failure; install the tools with `.ci/install-client-tools`)"
-    );
-    // Straight to the process's stderr, past the test harness's capture, so a skip is seen.
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED {test}: {why}\n  Install the tools with `.ci/install-client-tools`; LUDO_REQUIRE_CLIENT_TOOLS=1 makes a missing tool a failure."
-    );
-}
-
-/// What a finished command did.
-struct Ran {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-impl Ran {
-    /// stdout, then stderr without Node.js's boxed deprecation banners.
-    fn output(&self) -> String {
-        let stderr: Vec<&str> = self.stderr.lines().filter(|line| !line.contains(['╔', '║', '╚'])).collect();
-        let stderr = stderr.join("\n");
-        let stderr = stderr.trim();
-        if stderr.is_empty() { self.stdout.clone() } else { format!("{}\n--- stderr ---\n{stderr}\n", self.stdout) }
-    }
-}
-
-/// Runs `command` to its end, killing it after `limit`.
-fn run(mut command: Command, limit: Duration) -> std::io::Result<Ran> {
-    let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    let err = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(std::io::Error::new(std::io::ErrorKind::TimedOut, format!("{command:?} did not finish within {limit:?}; killed")));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Ok(Ran { status, stdout: out.join().unwrap_or_default(), stderr: err.join().unwrap_or_default() })
-}
 
 /// The value of `NAME=value` in `.ci/install-client-tools` (the pins live there).
 fn pinned(name: &str) -> String {
@@ -116,21 +47,7 @@ fn pinned(name: &str) -> String {
 
 /// The generator's pinned version, from its requirements file.
 fn pinned_generator() -> String {
-    let path = repo().join("tests/clients/python/requirements.txt");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .find_map(|line| line.trim().strip_prefix("openapi-python-client=="))
-        .unwrap_or_else(|| panic!("no openapi-python-client== in {}", path.display()))
-        .trim()
-        .to_string()
-}
-
-/// `LUDO_NAME` if set, else the first of `candidates` that exists (a bare name: looked up on `PATH`).
-fn candidates(variable: &str, defaults: Vec<PathBuf>) -> Vec<PathBuf> {
-    match std::env::var_os(variable) {
-        Some(value) if !value.is_empty() => vec![PathBuf::from(value)],
-        _ => defaults.into_iter().filter(|p| p.components().count() == 1 || p.exists()).collect(),
-    }
+    pinned_requirement("tests/clients/python/requirements.txt", "openapi-python-client")
 }
 
 /// A Python with the pinned generator (and the generated client's needs), or why there is none.

@@ -448,3 +448,65 @@ async fn every_answer_matches_the_served_document() {
     limited.stop().await;
     eprintln!("checked {} (method, path, status) answers against the document", contract.seen.lock().unwrap().len());
 }
+
+/// The bounds schemathesis found the server and the document disagreeing
+/// on, each now the same on both sides (and over gRPC, where it has one):
+/// refused with `invalid_input` naming the field where the document says
+/// no, accepted where it says yes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bounds_the_document_states_are_the_bounds_the_server_keeps() {
+    use ludo_proto::v1 as pb;
+    use serde_json::json;
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let refused = |answer: &ludo_blackbox::Answer, field: &str| {
+        assert_eq!(
+            (answer.status, answer.body["code"].as_str(), answer.body["field"].as_str()),
+            (400, Some("invalid_input"), Some(field)),
+            "{answer:?}"
+        );
+    };
+    let game = rest.create("cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let id = game["id"].as_str().unwrap();
+    let admin = game["admin_token"].as_str();
+
+    // A page size out of 1..=1000 is refused, not clamped.
+    for path in ["/v1/games", &format!("/v1/games/{id}/events"), &format!("/v1/games/{id}/steps")] {
+        for limit in [0, 1001] {
+            refused(&rest.get(&format!("{path}?limit={limit}"), None).await, "limit");
+        }
+        assert_eq!(rest.get(&format!("{path}?limit=1000"), None).await.status, 200, "{path}");
+    }
+    let mut grpc = server.grpc().await;
+    let too_many = grpc.list_events(pb::ListEventsRequest { id: id.into(), from: 0, limit: 1001 }).await.unwrap_err();
+    assert_eq!(too_many.code(), tonic::Code::InvalidArgument, "{too_many:?}");
+    assert!(grpc.list_events(pb::ListEventsRequest { id: id.into(), from: 0, limit: 0 }).await.is_ok(), "0: the default page");
+
+    // An empty body is no export, to verify or to import.
+    for path in ["/v1/verify", "/v1/games/import"] {
+        refused(&rest.post_bytes(path, Vec::new()).await, "export");
+    }
+    let empty = grpc.verify_game(pb::VerifyGameRequest { export: Vec::new() }).await.unwrap_err();
+    assert_eq!(empty.code(), tonic::Code::InvalidArgument, "{empty:?}");
+
+    // A seat is a u8; a bot thinks 0 to 10000 ms; a listing resumes after a hyphenated id.
+    refused(&rest.post(&format!("/v1/games/{id}/seats/256/token"), admin, &json!({})).await, "seat");
+    let bot = |think_ms: Value| json!({"kind": "cardinal", "players": ["Ann", {"name": "Robo", "bot": {"level": "random", "think_ms": think_ms}}]});
+    refused(&rest.post("/v1/games", None, &bot(json!(10_001))).await, "players[1]");
+    refused(&rest.get("/v1/games?after=01890000000070008000000000000000", None).await, "after");
+    assert_eq!(rest.get("/v1/games?after=01890000-0000-7000-8000-000000000000", None).await.status, 200);
+
+    // A number with a zero fraction is the integer JSON Schema says it is.
+    let created = rest.post("/v1/games", None, &bot(json!(10_000.0))).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    assert_eq!(rest.post("/v1/games", None, &bot(json!(10.5))).await.status, 400, "a fraction is no integer");
+
+    // A seat object without a bot is a person's seat, as documented.
+    let person =
+        rest.post("/v1/games", None, &json!({"kind": "cardinal", "players": [{"name": "Ann"}, {"name": "Bob", "bot": null}]})).await;
+    assert_eq!((person.status, person.body["seats"].as_array().map(Vec::len)), (201, Some(2)), "{person:?}");
+    drop(grpc);
+    server.stop().await;
+}

@@ -36,6 +36,9 @@ pub mod bundle;
 #[allow(dead_code)]
 pub mod postgres;
 
+/// Finding and running the external tools of the API checks.
+pub mod tools;
+
 /// The event store the black-box servers of this test process run on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {

@@ -23,7 +23,20 @@ pub struct Options {
     #[cfg_attr(feature = "schema", schema(value_type = Option<u8>, maximum = 3))]
     pub first_seat: Option<Seat>,
     /// Crowns a camp must reach to win the match: 20, 50 or 100 (B13-6).
+    #[cfg_attr(feature = "schema", schema(schema_with = target_crowns_schema))]
     pub target_crowns: u32,
+}
+
+/// `target_crowns` in the OpenAPI document: one of [`TARGETS`], which is
+/// all a new match accepts.
+#[cfg(feature = "schema")]
+fn target_crowns_schema() -> utoipa::openapi::schema::Object {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::Integer)
+        .enum_values(Some(TARGETS))
+        .description(Some("Crowns a camp must reach to win the match: 20, 50 or 100 (B13-6)."))
+        .default(Some(TARGETS[0].into()))
+        .build()
 }
 
 impl Default for Options {

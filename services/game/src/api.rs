@@ -63,7 +63,7 @@ pub struct CreateGame {
     /// and when the game ends, signed with `webhook_secret` (see the
     /// answer). Public addresses only, unless the server allows more.
     #[serde(default)]
-    #[schema(max_length = 2048)]
+    #[schema(max_length = 2048, format = "uri")] // webhook::MAX_URL_BYTES
     pub webhook: Option<String>,
 }
 
@@ -249,6 +249,7 @@ pub struct SeatInfo {
 #[serde(deny_unknown_fields)]
 pub struct JoinGame {
     /// The name to play under (1 to 40 visible characters).
+    #[schema(value_type = crate::schema::PlayerName)]
     pub name: String,
     /// The seat's invitation; without one, only a public game can be
     /// joined (its lowest open seat, or `seat`).
@@ -308,6 +309,7 @@ pub struct SetSeatBot {
     /// For an open seat, the name the bot takes it under (default "Bot N",
     /// N the seat's number).
     #[serde(default)]
+    #[schema(value_type = Option<crate::schema::PlayerName>)]
     pub name: Option<String>,
 }
 

@@ -82,6 +82,7 @@ pub struct BotRequest {
     /// Milliseconds it waits, at least, before each move (0 to 10000);
     /// omitted: the server's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(maximum = 10000)] // MAX_THINK_MS: the server refuses more.
     pub think_ms: Option<u32>,
 }
 

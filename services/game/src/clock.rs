@@ -50,13 +50,16 @@ pub enum OnTimeout {
 pub struct ClockRequest {
     /// Most milliseconds per move (1000 to 2592000000, 30 days).
     #[serde(default)]
+    #[schema(minimum = 1000, maximum = 2592000000u64)] // MIN_LIMIT_MS, MAX_LIMIT_MS
     pub move_ms: Option<u64>,
     /// Each seat's bank for the game (1000 to 2592000000).
     #[serde(default)]
+    #[schema(minimum = 1000, maximum = 2592000000u64)] // MIN_LIMIT_MS, MAX_LIMIT_MS
     pub bank_ms: Option<u64>,
     /// Added to the bank after each move (0 to 86400000, a day; default 0;
     /// needs a bank).
     #[serde(default)]
+    #[schema(maximum = 86400000)] // MAX_INCREMENT_MS
     pub increment_ms: Option<u64>,
     /// `bot` (default: a server bot makes the move) or `lose`.
     #[serde(default)]

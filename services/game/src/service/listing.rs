@@ -13,7 +13,7 @@ use crate::status::Status;
 use ludo_storage::{AppendRequest, StreamId, StreamSummary};
 use serde::{Deserialize, Serialize};
 
-use super::{GameMeta, GameService, MAX_PAGE, game_id, parse_id};
+use super::{GameMeta, GameService, game_id, page_limit, parse_id};
 use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
 use crate::bot::BotSeat;
 use crate::error::ServiceError;
@@ -153,10 +153,14 @@ impl GameService {
         {
             return Err(ServiceError::invalid("kind", format!("unknown game kind `{kind}`")));
         }
-        let limit = filter.limit.clamp(1, MAX_PAGE);
+        let limit = page_limit(filter.limit)?;
         let mut after = match &filter.after {
             None => None,
-            Some(id) => Some(parse_id(id).map_err(|_| ServiceError::invalid("after", "not a game id"))?),
+            // A game id as the listing writes it (`next_after`): 36
+            // characters, hyphenated, which is all the API documents; the
+            // other spellings of a UUID are refused rather than read.
+            Some(id) if id.len() == 36 => Some(parse_id(id).map_err(|_| ServiceError::invalid("after", "not a game id"))?),
+            Some(_) => return Err(ServiceError::invalid("after", "not a game id (a hyphenated UUID, as `next_after` gives)")),
         };
         let mut games = Vec::new();
         let mut scanned = 0;

@@ -70,6 +70,17 @@ pub const MAX_OPTIONS_BYTES: usize = 64 * 1024;
 /// Most games or events in one page.
 pub const MAX_PAGE: usize = 1000;
 
+/// A page size as asked for: 1 to [`MAX_PAGE`]. One out of range is
+/// refused, not clamped: the API's documents say 1 to 1000, and a client
+/// asking for 5000 should learn it gets at most 1000.
+fn page_limit(limit: usize) -> Result<usize, ServiceError> {
+    if (1..=MAX_PAGE).contains(&limit) {
+        Ok(limit)
+    } else {
+        Err(ServiceError::invalid("limit", format!("a page holds 1 to {MAX_PAGE} items, not {limit}")))
+    }
+}
+
 /// Where the time of a record comes from (a fixed clock in tests).
 pub trait Clock: Send + Sync + 'static {
     /// Now.

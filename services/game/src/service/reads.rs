@@ -136,7 +136,7 @@ impl GameService {
     async fn events_of(&self, slot: &Arc<Slot>, token: Option<&str>, from: u64, limit: usize) -> Result<EventPage, ServiceError> {
         let viewer = slot.viewer(token)?;
         let current = slot.current();
-        let limit = limit.clamp(1, MAX_PAGE) as u64;
+        let limit = page_limit(limit)? as u64;
         if from > current.version {
             return Ok(EventPage { kind: slot.meta.kind.id.into(), version: current.version, events: vec![], next_from: None });
         }

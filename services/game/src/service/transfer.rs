@@ -76,10 +76,12 @@ impl GameService {
     /// it re-plays the whole game.
     ///
     /// # Errors
-    /// Only when the blocking task itself fails; a bad export is a report
-    /// that says so.
+    /// `invalid_input` for no export at all (an empty body); otherwise only
+    /// when the blocking task itself fails: a bad export is a report that
+    /// says so.
     pub async fn verify(&self, bytes: impl Into<Vec<u8>>) -> Result<export::VerifyReport, ServiceError> {
         let bytes = bytes.into();
+        not_empty(&bytes)?;
         let mut report = blocking(move || export::verify(&bytes)).await?;
         // Receipts are checked with the key they name; this server trusts its own.
         if let Some(receipt) = report.receipt.as_mut() {
@@ -102,13 +104,14 @@ impl GameService {
     /// # Errors
     /// `forbidden` when the server takes no import (no operator token is
     /// configured); `unauthorized` without the operator's token;
-    /// `invalid_export` naming the first bad line; `invalid_input` for a
-    /// running game's export (it has no seed to re-play with), a field out
+    /// `invalid_export` naming the first bad line; `invalid_input` for no
+    /// export at all, a running game's export (it has no seed to re-play with), a field out
     /// of creation's bounds, a game id that is no time-ordered (v7) id of
     /// the past; `game_exists`.
     pub async fn import(&self, bytes: impl Into<Vec<u8>>, token: Option<&str>) -> Result<ImportedGame, ServiceError> {
         self.check_operator(token)?;
         let bytes = bytes.into();
+        not_empty(&bytes)?;
         if bytes.len() > MAX_IMPORT_BYTES {
             return Err(ServiceError::invalid("export", format!("{} bytes; an import is at most {MAX_IMPORT_BYTES}", bytes.len())));
         }
@@ -277,4 +280,10 @@ fn at_record(seq: u64, err: ServiceError) -> ServiceError {
         }
         other => other,
     }
+}
+
+/// An empty request is no export, not a bad one: it is refused as input
+/// (a report or `invalid_export` would answer a question nobody asked).
+fn not_empty(bytes: &[u8]) -> Result<(), ServiceError> {
+    if bytes.is_empty() { Err(ServiceError::invalid("export", "no export: the body is empty")) } else { Ok(()) }
 }

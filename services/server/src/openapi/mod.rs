@@ -1,6 +1,7 @@
-//! The OpenAPI document of the REST API: utoipa's, made exact ([`exact`])
-//! and complete ([`responses`]).
+//! The OpenAPI document of the REST API: utoipa's, made exact ([`exact`]),
+//! bounded as the server is ([`bounds`]) and complete ([`responses`]).
 
+mod bounds;
 mod exact;
 mod responses;
 
@@ -78,6 +79,7 @@ pub(crate) fn finish(api: &OpenApiDoc) -> Value {
         .map(|kind| exact::KindSchemas { id: kind.id, players: (kind.min_players, kind.max_players) })
         .collect();
     exact::exact(&mut doc, &kinds);
+    bounds::state(&mut doc, &kinds);
     responses::complete(&mut doc);
     doc
 }

@@ -68,6 +68,7 @@ impl<T: DeserializeOwned + Serialize, S: Send + Sync> FromRequest<S> for Body<T>
             return Err(refused);
         }
         let RawBody(bytes) = RawBody::from_request(request, state).await?;
+        let bytes = whole_numbers(&bytes).map_or(bytes, Bytes::from);
         // A well-formed body is parsed once, plainly. Only a refused one is
         // parsed again, tracking the path to what was wrong, for the
         // problem to name the field: tracking every key made parsing a
@@ -80,6 +81,46 @@ impl<T: DeserializeOwned + Serialize, S: Send + Sync> FromRequest<S> for Body<T>
             Err(plain) => Err(refusal::<T>(&bytes, plain)),
         }
     }
+}
+
+/// The body with every number written with a zero fraction or an exponent
+/// (`2.0`, `2e3`) written as the integer it is, if it has one; `None` when
+/// nothing changes. JSON Schema (and so the OpenAPI document) counts `2.0`
+/// as the integer 2, as JavaScript and Python clients may write it; serde
+/// would refuse it for a `u8`. Only a body with a digit before a `.`, `e`
+/// or `E` is read twice, so the common body costs one scan.
+fn whole_numbers(bytes: &[u8]) -> Option<Vec<u8>> {
+    fn rewrite(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Number(number) if number.is_f64() => {
+                let float = number.as_f64().unwrap_or(f64::NAN);
+                // Within ±2^63 (and below 2^64), so the casts are exact.
+                let whole = if float.fract() != 0.0 || !float.is_finite() {
+                    None
+                } else if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+                    Some(serde_json::Number::from(float as u64))
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+                    Some(serde_json::Number::from(float as i64))
+                } else {
+                    None
+                };
+                whole.map(|whole| *number = whole).is_some()
+            }
+            // Every item is rewritten: no short cut at the first change.
+            serde_json::Value::Array(items) => items.iter_mut().map(rewrite).filter(|&changed| changed).count() > 0,
+            serde_json::Value::Object(map) => map.values_mut().map(rewrite).filter(|&changed| changed).count() > 0,
+            _ => false,
+        }
+    }
+    let may_hold = bytes.windows(2).any(|pair| pair[0].is_ascii_digit() && matches!(pair[1], b'.' | b'e' | b'E'));
+    if !may_hold {
+        return None;
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+    if !rewrite(&mut value) {
+        return None;
+    }
+    serde_json::to_vec(&value).ok()
 }
 
 /// Where a body that parsed as `value` gave an array for an object (see
@@ -398,6 +439,22 @@ mod tests {
         let body = r#"{"name": "Ann", "seat": 1}"#;
         let value: JoinGame = serde_json::from_str(body).expect("serde_json alone reads it");
         assert_eq!(array_for_object(body.as_bytes(), &value), None);
+    }
+
+    #[test]
+    fn a_number_with_a_zero_fraction_is_the_integer_it_writes() {
+        let rewritten = |body: &str| whole_numbers(body.as_bytes()).map(|bytes| String::from_utf8(bytes).unwrap());
+        assert_eq!(
+            rewritten(r#"{"seat": 2.0, "bot": {"think_ms": 1e3}, "at": [-4.0, 0.5]}"#).as_deref(),
+            Some(r#"{"seat":2,"bot":{"think_ms":1000},"at":[-4,0.5]}"#)
+        );
+        // Nothing to rewrite: a real fraction, integers, digits in strings, a number past 2^64.
+        for body in [r#"{"x": 0.5}"#, r#"{"x": 2}"#, r#"{"name": "R2.D2 e3"}"#, r#"{"x": 1e20}"#, "not JSON 1.0"] {
+            assert_eq!(rewritten(body), None, "{body}");
+        }
+        let request: ludo_game::api::JoinGame =
+            serde_json::from_slice(&whole_numbers(br#"{"name": "Ann", "seat": 1.0}"#).unwrap()).unwrap();
+        assert_eq!(request.seat, Some(ludo_engine::Seat(1)));
     }
 
     #[test]

@@ -119,6 +119,7 @@ struct ListQuery {
     /// Only public games waiting for players, with a seat anyone may join (`true`).
     open: Option<bool>,
     /// Only games created after this game id (paging: pass `next_after`).
+    #[param(pattern = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")]
     after: Option<String>,
     /// Page size (1 to 1000, default 50).
     #[param(minimum = 1, maximum = 1000)]
@@ -229,6 +230,7 @@ async fn submit_move(
         (status = 200, description = "The seat's information set", body = SeatKnowledge),
         (status = 401, description = "unauthorized: missing or wrong seat token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "game_waiting: seats are still open, nothing has been dealt", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn seat_knowledge(State(app): State<AppState>, caller: Caller, GamePath(id): GamePath) -> Result<Json<SeatKnowledge>> {
@@ -610,12 +612,30 @@ async fn log_consistency(
     Ok(Json(app.service.consistency_proof(query.from, query.to).await?))
 }
 
+/// An export as a request body: JSON Lines text (`GET
+/// /v1/games/{id}/export` writes it), never empty: an empty body is no
+/// export and is refused.
+struct Export;
+
+impl utoipa::PartialSchema for Export {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .min_length(Some(1))
+            .description(Some("A game's export: a header line, then every record, as JSON Lines"))
+            .into()
+    }
+}
+
+impl ToSchema for Export {}
+
 /// Checks an export without any server state: the hash chain, the seed
 /// against its commitment, and a re-play of every record through the engine.
-/// Answers `200` with a report whether or not the export is valid.
+/// Answers `200` with a report whether or not the export is valid; an
+/// empty body is no export at all (`400`).
 #[utoipa::path(
     post, path = "/v1/verify", tag = "records",
-    request_body(content = String, description = "An export (JSON Lines)", content_type = "application/x-ndjson"),
+    request_body(content = Export, description = "An export (JSON Lines)", content_type = "application/x-ndjson"),
     responses((status = 200, description = "The verification report; `valid` says whether the export checks out", body = VerifyReport))
 )]
 async fn verify_export(State(app): State<AppState>, RawBody(body): RawBody) -> Result<Json<VerifyReport>> {
@@ -631,11 +651,11 @@ async fn verify_export(State(app): State<AppState>, RawBody(body): RawBody) -> R
 /// created here is (options, clock, names, records, bytes).
 #[utoipa::path(
     post, path = "/v1/games/import", tag = "records",
-    request_body(content = String, description = "A finished game's export (JSON Lines)", content_type = "application/x-ndjson"),
+    request_body(content = Export, description = "A finished game's export (JSON Lines)", content_type = "application/x-ndjson"),
     security(("operator_token" = [])),
     responses(
         (status = 201, description = "The game was imported", body = ImportedGame, headers(("location" = String, description = "URL of the game"))),
-        (status = 400, description = "invalid_input: a running game's export (it has no seed), a game longer or bigger than any played here", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "invalid_input: no export (an empty body), a running game's export (it has no seed), a game longer or bigger than any played here", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "unauthorized: not the operator's token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "forbidden: this server takes no import (no operator token is configured)", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large: more than 4 MiB", body = Problem, content_type = "application/problem+json"),
@@ -695,7 +715,7 @@ struct StreamQuery {
 #[utoipa::path(
     get, path = "/v1/games/{id}/stream", tag = "records",
     params(("id" = String, Path, description = "Game id"), StreamQuery,
-           ("last-event-id" = Option<u64>, Header, description = "Resume after this record")),
+           ("last-event-id" = Option<u64>, Header, nullable = false, description = "Resume after this record")),
     security((), ("seat_token" = [])),
     responses(
         (status = 200, description = "An event stream: each record as a `GameUpdate` (`event: record`), ended by a `StreamEnd` (`event: end`) once the game is over; the schema is each event's `data`", body = StreamData, content_type = "text/event-stream"),
