@@ -183,7 +183,9 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         .arg("--descriptors")
         .arg(&descriptors)
         .arg("--packages")
-        .arg(&packages);
+        .arg(&packages)
+        .arg("--operator-token")
+        .arg(ludo_blackbox::OPERATOR_TOKEN);
     let ran = tokio::task::spawn_blocking(move || run(command, Duration::from_secs(300))).await.unwrap();
     server.stop().await;
     other.stop().await;
@@ -259,7 +261,10 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         }),
         "seed 1 is SEED_CHECK_MATCHES"
     );
-    assert_eq!(s["import"], json!({"id": game["id"], "version": version, "finished": true, "same_game": true}));
+    assert_eq!(
+        s["import"],
+        json!({"id": game["id"], "version": version, "finished": true, "same_game": true, "origin_is_the_bundles": true})
+    );
     // What seat 0 knows, for a bot of its own: its information set as JSON.
     assert_eq!(s["knowledge"], json!({"kind": "cardinal", "seat": 0, "version": 0, "info_is_json": true}));
     // A seat handed to a bot and taken back: two records, none left playing.
@@ -361,6 +366,7 @@ async fn a_grpc_web_client_calls_every_rpc_and_watches_a_game_to_its_end() {
         ("setAutopilot", "a hand-over after the end", "FailedPrecondition", "game_finished", json!({})),
         ("joinGame", "an invitation used after the start", "FailedPrecondition", "game_started", json!({})),
         ("resign", "a token replaced", "Unauthenticated", "unauthorized", json!({})),
+        ("importGame", "no operator token", "Unauthenticated", "unauthorized", json!({})),
         ("importGame", "a tampered export", "InvalidArgument", "invalid_export", json!({"line": "7", "seq": "5"})),
         ("importGame", "the same game twice", "AlreadyExists", "game_exists", json!({})),
         ("getReceipt", "a game still being played", "FailedPrecondition", "game_not_over", json!({})),

@@ -227,7 +227,7 @@ async fn every_rest_error_is_a_problem_with_a_code() {
     // Over the 4 MiB export limit, on both routes that take exports: told
     // by its length (refused at once) or sent in chunks (refused at the
     // limit). (An import shows the operator's token: without it, it is
-    // refused before its body is read.)
+    // refused whatever its body, which is dropped.)
     let over = ludo_server::limits::MAX_EXPORT_BYTES + 1;
     let auth = format!("Authorization: Bearer {OPERATOR_TOKEN}\r\n");
     for path in ["/v1/verify", "/v1/games/import"] {

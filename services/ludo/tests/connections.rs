@@ -154,7 +154,7 @@ async fn bodies_that_never_come_or_are_too_large_are_refused() {
     // A declared length over the route's limit: refused at once, whatever the route.
     for (path, length) in [("/v1/verify", 1_000_000_000_000_u64), ("/v1/games/import", 1 << 40), ("/v1/games", 3 << 20)] {
         let mut stream = connect(&server).await;
-        // (An import shows the operator's token: without it, it is refused unread.)
+        // (An import shows the operator's token: without it, it is refused whatever its body.)
         let request = format!(
             "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nContent-Length: {length}\r\n\r\n",
             common::OPERATOR_TOKEN

@@ -571,16 +571,21 @@ summary.verify = {
   tampered_fault_seq: bad.fault?.seq === undefined ? null : Number(bad.fault.seq),
 };
 
-errors.push(await refused('importGame', 'a tampered export', call('importGame', { export: tampered }, spectator, importClient)));
-const imported = await call('importGame', { export: exported.export }, spectator, importClient);
+// Imports are the operator's: its token in the metadata.
+const operator = as(opts.operatorToken);
+errors.push(await refused('importGame', 'no operator token', call('importGame', { export: exported.export }, spectator, importClient)));
+errors.push(await refused('importGame', 'a tampered export', call('importGame', { export: tampered }, operator, importClient)));
+const imported = await call('importGame', { export: exported.export }, operator, importClient);
 const again = await importClient.getGame({ id }, spectator);
 summary.import = {
   id: imported.id,
   version: Number(imported.version),
   finished: imported.status.state.case === 'finished',
   same_game: again.seedCommitment === state.seedCommitment && Number(again.version) === version,
+  // Imported from the key that signed the bundle, and said so by the game too.
+  origin_is_the_bundles: imported.imported?.key === exportedReceipt?.key && again.imported?.key === exportedReceipt?.key,
 };
-errors.push(await refused('importGame', 'the same game twice', call('importGame', { export: exported.export }, spectator, importClient)));
+errors.push(await refused('importGame', 'the same game twice', call('importGame', { export: exported.export }, operator, importClient)));
 
 // The transparency log after three games ended (the played game, the
 // resigned duel, the cancelled lobby), in that order: leaves 0, 1 and 2.

@@ -42,7 +42,7 @@ const ONE_MESSAGE_SERVICE: &str = <LudoServer<Api> as NamedService>::NAME;
 const PREFIX: usize = 5;
 
 /// Refuses an `ImportGame` call without the operator's token before its
-/// body is read (tonic reads a whole message before the call sees it).
+/// message is kept (tonic would buffer and decode a whole message first).
 pub async fn operator_only(
     axum::extract::State(service): axum::extract::State<std::sync::Arc<ludo_game::GameService>>,
     request: Request,
@@ -53,6 +53,8 @@ pub async fn operator_only(
             text.split_once(' ').filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer")).map(|(_, token)| token.trim())
         });
         if let Err(err) = service.check_operator(token) {
+            // Read and dropped, never held (see `limits::discard`).
+            crate::limits::discard(request.into_body(), MAX_EXPORT_BYTES).await;
             return super::status::from_service(err).into_http();
         }
     }

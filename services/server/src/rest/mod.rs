@@ -664,8 +664,12 @@ async fn verify_export(State(app): State<AppState>, RawBody(body): RawBody) -> R
     )
 )]
 async fn import_game(State(app): State<AppState>, caller: Caller, request: axum::extract::Request) -> Result<impl IntoResponse> {
-    // The operator's token before a byte of the body is read.
-    app.service.check_operator(caller.token())?;
+    // The operator's token before the body is kept: a refused body is
+    // read and dropped (see `limits::discard`), never held.
+    if let Err(refused) = app.service.check_operator(caller.token()) {
+        crate::limits::discard(request.into_body(), crate::limits::MAX_EXPORT_BYTES).await;
+        return Err(refused.into());
+    }
     let RawBody(body) = <RawBody as axum::extract::FromRequest<AppState>>::from_request(request, &app).await?;
     let imported = app.service.import(body, caller.token()).await?;
     let location = format!("/v1/games/{}", imported.id);
