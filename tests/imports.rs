@@ -32,8 +32,17 @@ fn lines(export: &[u8]) -> Vec<&[u8]> {
 /// its header following record 0 and its receipt dropped: an export that
 /// verifies, of a game nobody played.
 fn forged(export: &[u8], edit: impl FnOnce(&mut GameCreated)) -> Vec<u8> {
+    forged_with_seed(export, None, edit)
+}
+
+/// [`forged`], with the game's seed replaced by `seed` (and its commitment
+/// in record 0 with it) when given.
+fn forged_with_seed(export: &[u8], seed: Option<[u8; 32]>, edit: impl FnOnce(&mut GameCreated)) -> Vec<u8> {
     let lines = lines(export);
     let mut header: ExportHeader = serde_json::from_slice(lines[0]).unwrap();
+    if let Some(seed) = seed {
+        header.seed = Some(hex::encode(seed));
+    }
     let count = usize::try_from(header.records).unwrap();
     let mut edit = Some(edit);
     let (mut prev, mut records) = (GENESIS, Vec::new());
@@ -42,6 +51,9 @@ fn forged(export: &[u8], edit: impl FnOnce(&mut GameCreated)) -> Vec<u8> {
         let effects: Vec<Value> = record.effects().map(|e| serde_json::from_slice(e).unwrap()).collect();
         let mut body = record.body.clone();
         if let RecordBody::GameCreated(created) = &mut body {
+            if let Some(seed) = seed {
+                created.seed_commitment = ludo_game::record::sha256_hex(&seed);
+            }
             (edit.take().unwrap())(created);
             header.game_id.clone_from(&created.game_id);
         }
@@ -207,6 +219,20 @@ async fn a_made_up_game_imports_only_as_imported_from_nowhere_known_and_its_leaf
     // No leaf of the importer's log says the game was played there.
     let played = format!("ludotheque/game-head/v1\ngame {id}\n");
     assert!(!leaf.starts_with(&played));
+
+    // A Cardinal game whose first seat was chosen needs nothing of its
+    // seed: a forger may claim any seed at all (here 32 zero bytes, and a
+    // commitment to it) and the export still verifies. It imports only as
+    // imported from nowhere known.
+    let (_, cardinal) = finished_export(&rest, "cardinal", &["Ann", "Bob"], json!({"first_seat": 0})).await;
+    let chosen = fresh_id();
+    let seeded = forged_with_seed(&cardinal, Some([0; 32]), |created| created.game_id.clone_from(&chosen));
+    let imported = there.import(seeded).await;
+    assert_eq!((imported.status, &imported.body["imported"]), (201, &json!({"key": null})), "{imported:?}");
+    let state = there.get(&format!("/v1/games/{chosen}"), None).await.body;
+    assert_eq!(state["seed"], "0".repeat(64), "the chosen seed, published as the game's");
+    let leaf = state["receipt"]["leaf"].as_str().unwrap();
+    assert!(leaf.starts_with("ludotheque/imported-game-head/v1\n") && leaf.contains("\norigin unknown\n"), "{leaf}");
     server.stop().await;
     other.stop().await;
 }

@@ -836,6 +836,13 @@ async fn refused_seat_requests_change_nothing() {
         &rest.put(&format!("/v1/games/{id}/seats/2/bot"), Some(&admin), &json!({"bot": {"level": "random"}, "name": " "})).await,
         "name",
     );
+    // A seat a person holds is theirs: the admin (who may play too) hands
+    // neither Ann's seat (named at creation) nor Bob's (joined) to a bot.
+    for seat in [0, 1] {
+        let handover = rest.put(&format!("/v1/games/{id}/seats/{seat}/bot"), Some(&admin), &json!({"bot": {"level": "random"}})).await;
+        problem(&handover, 403, "forbidden");
+        problem(&rest.delete(&format!("/v1/games/{id}/seats/{seat}/bot"), Some(&admin)).await, 403, "forbidden");
+    }
     // Admin routes with a seat's token, or none.
     problem(&rest.put(&format!("/v1/games/{id}/seats/2/bot"), Some(&ann), &json!({"bot": {"level": "random"}})).await, 401, "unauthorized");
     problem(&rest.put(&format!("/v1/games/{id}/seats/2/bot"), None, &json!({"bot": {"level": "random"}})).await, 401, "unauthorized");
