@@ -485,6 +485,10 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
             let _ = writeln!(out, "result: {}", serde_json::to_string(status).expect("statuses serialize"));
         }
     }
+    if let Some(imported) = &report.imported {
+        let from = imported.key.as_deref().map_or_else(|| "an unknown origin".to_string(), |key| format!("the log whose key is {key}"));
+        let _ = writeln!(out, "imported: the exporting server did not see this game played; it came from {from}");
+    }
     match &report.receipt {
         Some(receipt) => {
             if let Some(tree) = &receipt.tree {
@@ -499,7 +503,9 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
                 );
             }
             if receipt.leaf_matches {
-                let _ = writeln!(out, "leaf {}: this game's head (id, {} records, last hash, outcome)", receipt.leaf_index, report.records);
+                let what = if report.imported.is_some() { "head as an imported game's" } else { "head" };
+                let _ =
+                    writeln!(out, "leaf {}: this game's {what} (id, {} records, last hash, outcome)", receipt.leaf_index, report.records);
             }
             if receipt.included {
                 let _ = writeln!(out, "inclusion: the proof leads from the leaf to the checkpoint's root");

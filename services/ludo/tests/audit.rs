@@ -642,3 +642,42 @@ fn the_log_key_may_come_from_the_environment() {
     let bad = refused_with(&store, &[], &[("LUDO_LOG_KEY", "PRIVATE+KEY+nonsense")]);
     assert!(bad.contains("LUDO_LOG_KEY"), "{bad}");
 }
+
+/// `ludo verify` says when a bundle is of a game its server imported, and
+/// from where; and a bundle stripped of that mark does not pass for one of
+/// a game played there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ludo_verify_says_an_imported_game_s_bundle_is_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (serve(&Store::Sled(dir.path().join("a")), &[]), serve(&Store::Sled(dir.path().join("b")), &[]));
+    let http = reqwest::Client::new();
+    let id = played_game(&http, &a.base).await;
+    let key_a = get_json(&http, &format!("{}/v1/log", a.base)).await["key"].as_str().unwrap().to_string();
+    let imported = http
+        .post(format!("{}/v1/games/import", b.base))
+        .bearer_auth(common::OPERATOR_TOKEN)
+        .header("content-type", "application/x-ndjson")
+        .body(export(&http, &a.base, &id).await)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(imported.status(), 201);
+    let key_b = get_json(&http, &format!("{}/v1/log", b.base)).await["key"].as_str().unwrap().to_string();
+    let bundle = export(&http, &b.base, &id).await;
+    let run = verify_with_key(&bundle, &dir.path().join("imported.ndjson"), &key_b);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(
+        run.stdout
+            .contains(&format!("imported: the exporting server did not see this game played; it came from the log whose key is {key_a}")),
+        "{run:?}"
+    );
+    assert!(run.stdout.contains("this game's head as an imported game's"), "{run:?}");
+    let text = String::from_utf8(bundle).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    let mut header: Value = serde_json::from_str(header).unwrap();
+    header.as_object_mut().unwrap().remove("imported");
+    let stripped = format!("{header}\n{rest}");
+    invalid(stripped.as_bytes(), &dir.path().join("stripped.ndjson"), &key_b, "receipt", "a bundle stripped of its import mark");
+    a.terminate();
+    b.terminate();
+}
