@@ -518,6 +518,26 @@ async fn a_bot_moves_only_for_a_seat_token_and_its_move_is_accepted() {
     assert!(log_len(&service, &game).await >= 7);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_program_running_the_bots_itself_thinks_only_for_bot_seats() {
+    // Bot seats hold no token: `ludo simulate --records` thinks for them by seat,
+    // and that path must not become a way to think from a person's hand.
+    use ludo_bots::{Bot, Budget, Level};
+    use ludo_game::api::Player;
+    use ludo_game::bot::{BotLevel, BotRequest};
+    let (service, _) = service();
+    let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Random, think_ms: Some(0) })];
+    let game = service.create(CreateGame::new("cardinal", players).with_options(json!({"first_seat": 0}))).await.unwrap();
+    assert_eq!(game.seats.len(), 1, "only the person's seat has a token");
+    let id = gid(&game.id);
+    let bot = Bot::new(Level::Random, Budget { iterations: 10, time: None, playout_depth: None }, 1);
+    let refused = service.bot_move_for_bot(&id, Seat(0), bot.clone()).await.unwrap_err();
+    assert_eq!(refused.code(), "invalid_input");
+    // Seat 1 is not to move (first_seat 0): no move, but no refusal either.
+    let (none, version, _) = service.bot_move_for_bot(&id, Seat(1), bot).await.unwrap();
+    assert_eq!((none, version), (None, 0));
+}
+
 /// A store whose disk can fill up: while `full`, appends are refused as the
 /// sled store refuses them (`Unavailable`, nothing written). Counts the
 /// reads that reach it.

@@ -192,9 +192,8 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
                 ludo_game::Status::InProgress { .. } => return Err(format!("a game did not end within {MAX_MOVES} moves")),
                 other => return Err(format!("a game of bots stood {other:?}")),
             };
-            let token = created.seats[seat.index()].token.clone();
             let bot = bots[seat.index()].clone();
-            let (mv, version, bot) = service.bot_move(&id, Some(&token), bot).await.map_err(|e| e.to_string())?;
+            let (mv, version, bot) = service.bot_move_for_bot(&id, seat, bot).await.map_err(|e| e.to_string())?;
             bots[seat.index()] = bot;
             let mv = mv.ok_or_else(|| format!("seat {} is to move but its bot found no move", seat.index()))?;
             let submission = ludo_game::api::Submission {

@@ -83,10 +83,39 @@ impl GameService {
         &self,
         id: &GameId,
         token: Option<&str>,
-        mut bot: ludo_bots::Bot,
+        bot: ludo_bots::Bot,
     ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
+        Self::think_for(&slot, seat, bot).await
+    }
+
+    /// The move `bot` makes now for `seat`, which a server bot plays, from
+    /// what that seat may know, as [`Self::bot_move`]. For programs that
+    /// run the service's bots themselves (`ludo simulate --records`), with
+    /// [`Self::submit_for_bot`]; bot seats have no token.
+    ///
+    /// # Errors
+    /// `invalid_input` (field `seat`) when no server bot plays the seat;
+    /// `not_found`.
+    pub async fn bot_move_for_bot(
+        &self,
+        id: &GameId,
+        seat: Seat,
+        bot: ludo_bots::Bot,
+    ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
+        let slot = self.slot(id).await?;
+        if slot.current().bot(seat).is_none() {
+            return Err(ServiceError::invalid("seat", format!("no server bot plays {seat}")));
+        }
+        Self::think_for(&slot, seat, bot).await
+    }
+
+    async fn think_for(
+        slot: &Slot,
+        seat: Seat,
+        mut bot: ludo_bots::Bot,
+    ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
         let current = slot.current();
         let version = current.version;
         // Nobody decides from a hand before the game starts (see `effective`).
