@@ -295,15 +295,17 @@ async fn a_page_on_another_origin_hands_seats_to_bots_and_takes_them_back() {
     assert_eq!(answer("autopilot_off"), json!({"version": 2, "seat": 1}));
     let waiting = json!({"state": "waiting", "open_seats": [1]});
     assert_eq!(answer("seat_to_bot"), json!({"version": 1, "status": waiting}));
-    assert_eq!(answer("seat_from_bot"), json!({"version": 2, "status": waiting}));
+    // Before the start, a bot taken off a seat leaves it: the seat is open again.
+    let reopened = json!({"state": "waiting", "open_seats": [1, 2]});
+    assert_eq!(answer("seat_from_bot"), json!({"version": 2, "status": reopened}));
 
     // The server holds what the page was told.
     let playing = t.get(&format!("/v1/games/{}", outcome["playing"].as_str().unwrap()), None).await;
     assert_eq!(playing["version"], 2);
     assert!(playing["seats"][1].get("bot").is_none(), "seat 1 is Bob's again: {playing}");
     let waiting_game = t.get(&format!("/v1/games/{}", outcome["waiting"].as_str().unwrap()), None).await;
-    assert_eq!((&waiting_game["version"], &waiting_game["status"]), (&json!(2), &waiting), "{waiting_game}");
-    assert_eq!(waiting_game["seats"][2]["name"], "Robo", "{waiting_game}");
+    assert_eq!((&waiting_game["version"], &waiting_game["status"]), (&json!(2), &reopened), "{waiting_game}");
+    assert_eq!(waiting_game["seats"][2], json!({"seat": 2, "name": null}), "Robo left seat 2: {waiting_game}");
     page.screenshot("other-origin-seats").await;
     page.close().await;
     t.finish();

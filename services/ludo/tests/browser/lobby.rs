@@ -176,23 +176,32 @@ async fn create_in_lobby(t: &Test, page: &Browser, game: &NewGame, before: &BTre
     }
     page.screenshot(&format!("lobby-form-{}", game.kind)).await;
     page.element("#create-submit").await.click().await.unwrap();
+    // A seat the server's bot plays gets no token, so no link: only people's seats have one.
+    let people: Vec<usize> = (0..game.players.len())
+        .filter(|i| !game.options.iter().any(|(css, level)| *css == format!("#seat-bot-{i}") && !level.is_empty() && *level != "open"))
+        .collect();
     let created = page
         .wait_js(
-            &format!("#created with {} a.seat-link[data-seat] and a#watch-link for a new {} game", game.players.len(), game.kind),
+            &format!("#created with {} a.seat-link[data-seat] and a#watch-link for a new {} game", people.len(), game.kind),
             "const c = document.querySelector('#created'); const w = c && c.querySelector('a#watch-link') || document.querySelector('a#watch-link');
              if (!c || !w) return null;
              const m = w.href.match(/\\/games\\/([^/?#]+)\\/watch/); if (!m || arguments[0].includes(m[1])) return null;
              const seats = [...c.querySelectorAll('a.seat-link[data-seat]')].map((a) => [a.dataset.seat, a.href]);
              return seats.length === arguments[1] ? {id: m[1], watch: w.href, seats} : null;",
-            vec![json!(before), json!(game.players.len())],
+            vec![json!(before), json!(people.len())],
         )
         .await;
     page.screenshot(&format!("lobby-created-{}", game.kind)).await;
     let id = created["id"].as_str().unwrap().to_string();
     assert_eq!(created["watch"].as_str().unwrap(), format!("{}/games/{id}/watch", t.base()));
+    let heading = page.js("return document.querySelector('#created h3').textContent;", vec![]).await;
+    for (i, name) in game.players.iter().enumerate() {
+        let shown = if people.contains(&i) { (*name).to_string() } else { format!("{name} (computer)") };
+        assert!(heading.as_str().unwrap().contains(&shown), "lobby: #created names seat {i} as {shown:?}: {heading}");
+    }
     let mut links = Vec::new();
-    for (i, seat) in created["seats"].as_array().unwrap().iter().enumerate() {
-        assert_eq!(seat[0], json!(i.to_string()), "lobby: the seat links are in seat order");
+    for (&i, seat) in people.iter().zip(created["seats"].as_array().unwrap()) {
+        assert_eq!(seat[0], json!(i.to_string()), "lobby: the seat links are people's seats, in seat order");
         let href = seat[1].as_str().unwrap();
         let token = href
             .strip_prefix(&format!("{}/games/{id}/play#token=", t.base()))
