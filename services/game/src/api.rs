@@ -1,5 +1,5 @@
 //! The service's requests and answers: the JSON envelope shared by every
-//! game kind (DESIGN.md, "Common JSON shapes"). Game-specific parts
+//! game kind (docs/api.md, "Common JSON shapes"). Game-specific parts
 //! (options, moves, views, effects) are JSON values whose schemas are the
 //! engines' own, named in the OpenAPI document.
 
