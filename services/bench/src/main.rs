@@ -1,4 +1,4 @@
-//! `ludo-bench`: the external load benchmark (issue 11). It starts a release
+//! `ludo-bench`: the external load benchmark. It starts a release
 //! `ludo serve` in its own process, drives it over loopback in bounded
 //! loops, and prints what it measured beside the sled store's own durable
 //! append rate measured in the same run (machines are noisy: the ratios are
@@ -45,7 +45,7 @@ struct Cli {
     /// Also write every figure as JSON to this file.
     #[arg(long)]
     json: Option<PathBuf>,
-    /// Measure replicas on a PostgreSQL store instead (issue 12): a
+    /// Measure replicas on a PostgreSQL store instead: a
     /// throwaway cluster, raw INSERT+COMMIT beside one and two replicas and
     /// sled, and the time for a move on one replica to reach a stream on
     /// the other.

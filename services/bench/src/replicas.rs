@@ -1,4 +1,4 @@
-//! `ludo-bench --postgres`: replicas on a PostgreSQL store (issue 12),
+//! `ludo-bench --postgres`: replicas on a PostgreSQL store,
 //! beside sled and beside the database's own limit, in one run.
 //!
 //! It starts a throwaway PostgreSQL cluster (`initdb` on a free loopback

@@ -14,7 +14,7 @@ use crate::result_value;
 pub trait Evaluate: Engine {
     /// Random moves a search's playout makes before [`Evaluate::value`]
     /// scores where it ended: as far as the evaluation reads the position
-    /// well (measured with `ludo simulate`, README).
+    /// well (measured with `ludo simulate`, docs/bots.md).
     const PLAYOUT_DEPTH: u32;
 
     /// How good this state is for `seat`, from 0 (lost) to 1 (won).

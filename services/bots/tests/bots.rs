@@ -20,7 +20,7 @@ fn advance<E: Playable>(game: &mut E, players: usize, moves: usize, seed: u64) {
     play_out(game, &mut bots, moves).expect("random bots play legal moves");
 }
 
-/// The honesty check (issue 13): the real game, and another one dealt
+/// The honesty check: the real game, and another one dealt
 /// afresh from the seat's information (other hidden cards, same public
 /// past), give the seat the same info, and every level chooses the same
 /// move in both.

@@ -22,7 +22,8 @@
 //! timeout. So the idle connections are measured while they are held, within
 //! that time, and the benchmark then reports how long the server took to
 //! close them. They are opened in steps paced by the server's accept queue
-//! (its listen backlog is 128: more connects at once than that get their
+//! (its listen backlog is 4096, capped by `net.core.somaxconn`, which is 128
+//! on older kernels: more connects at once than that get their
 //! SYN dropped and wait a second to send it again); a last, informational
 //! probe makes 1,000 connects at once to show what an unpaced crowd meets.
 //!
@@ -55,7 +56,7 @@ const CHURN_BATCH: usize = 250;
 const GRPC_CHANNELS: usize = 4;
 /// The pause after each timed move.
 const MOVE_GAP: Duration = Duration::from_millis(5);
-/// Idle connections opened per step (under the server's listen queue of 128).
+/// Idle connections opened per step (under the smallest listen queue a kernel allows it, 128).
 const IDLE_STEP: usize = 100;
 /// How long a stream or connection may take to open before it counts as failed.
 const OPEN_LIMIT: Duration = Duration::from_secs(10);
@@ -610,7 +611,7 @@ impl Opened {
 /// in steps of `IDLE_STEP` paced by the server's accept queue: a step's
 /// silent connections first, then its requesting ones, whose answers mean
 /// (the queue being first in, first out) that the whole step was accepted.
-/// So no more than a step waits in the queue, which holds 128.
+/// So no more than a step waits in the queue, which holds at least 128.
 async fn open_idle(addr: SocketAddr, count: usize) -> Opened {
     let mut opened = Opened {
         held: Vec::with_capacity(count),

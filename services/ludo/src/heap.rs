@@ -3,10 +3,10 @@
 //! the system allocator keeps what a burst of connections or streams once
 //! took. Its figures are metrics.
 //!
-//! Configured at build time (`.cargo/config.toml`: background purging, 2
-//! arenas, a 1 s decay). Kept for speed too: against the system allocator
+//! Configured at build time (`.cargo/config.toml`: background purging, a
+//! 1 s decay, freed pages returned at once, small thread caches). Kept for speed too: against the system allocator
 //! (`--features system-allocator`, built only to compare) the load driver
-//! measured the figures in the README's "Speed".
+//! measured the figures in docs/decisions/0009-jemalloc.md.
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};

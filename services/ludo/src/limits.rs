@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use ludo_server::{ConnectionLimits, Rate, RateLimits, ServerConfig, TrustedProxies};
 
-/// Connection, time and rate limits (README, "Limits and hardening").
+/// Connection, time and rate limits (docs/operations.md, "Limits and hardening").
 #[derive(clap::Args)]
 #[command(next_help_heading = "Limits")]
 pub struct LimitArgs {

@@ -1,7 +1,7 @@
 //! What the server bounds, with the defaults `ludo serve` starts with.
 //!
-//! Every limit here is also a flag of `ludo serve` (README, "Limits and
-//! hardening").
+//! Every limit here is also a flag of `ludo serve` (docs/operations.md,
+//! "Limits and hardening").
 
 use std::time::Duration;
 

@@ -4,9 +4,10 @@
 //! seat token in a URL would land in access logs and browser history. So a
 //! seat trades its token (in a header) for a ticket: short-lived, good for
 //! one game and one seat, read-only (it opens that seat's live stream and
-//! nothing else). A ticket is `{seat}.{expiry ms}.{mac}`, the MAC an
-//! HMAC-SHA-256 under a key drawn when the service starts, over the game,
-//! the seat and the expiry: the server keeps nothing per ticket, so tickets
+//! nothing else). A ticket is `{seat}.{generation}.{expiry ms}.{mac}`, the
+//! MAC an HMAC-SHA-256 under a key drawn when the service starts, over the
+//! game, the seat, the seat's generation (a ticket of a seat that changed
+//! hands since opens nothing) and the expiry: the server keeps nothing per ticket, so tickets
 //! cost no memory however many are asked for. A restart voids them (a
 //! client then asks for a new one, as it does when one expires).
 
