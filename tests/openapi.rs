@@ -484,10 +484,9 @@ async fn the_bounds_the_document_states_are_the_bounds_the_server_keeps() {
     assert_eq!(too_many.code(), tonic::Code::InvalidArgument, "{too_many:?}");
     assert!(grpc.list_events(pb::ListEventsRequest { id: id.into(), from: 0, limit: 0 }).await.is_ok(), "0: the default page");
 
-    // An empty body is no export, to verify or to import.
-    for path in ["/v1/verify", "/v1/games/import"] {
-        refused(&rest.post_bytes(path, Vec::new()).await, "export");
-    }
+    // An empty body is no export, to verify or to import (by the operator).
+    refused(&rest.post_bytes("/v1/verify", Vec::new()).await, "export");
+    refused(&rest.import(Vec::new()).await, "export");
     let empty = grpc.verify_game(pb::VerifyGameRequest { export: Vec::new() }).await.unwrap_err();
     assert_eq!(empty.code(), tonic::Code::InvalidArgument, "{empty:?}");
 

@@ -51,7 +51,10 @@ async fn remote_bots_play_their_seats_to_the_end_beside_the_servers_own() {
         {"name": "North", "bot": server_bot}, "East (remote)", {"name": "South", "bot": server_bot}, "West (remote)"]});
     let created: Value = http.post(format!("{}/v1/games", server.base)).json(&body).send().await.unwrap().json().await.unwrap();
     let id = created["id"].as_str().unwrap().to_string();
-    let token = |seat: usize| created["seats"][seat]["token"].as_str().unwrap().to_string();
+    // Only people's seats have tokens (the server's bot seats have none).
+    let seats = created["seats"].as_array().unwrap();
+    assert_eq!(seats.iter().map(|s| s["seat"].as_u64().unwrap()).collect::<Vec<_>>(), [1, 3], "{created}");
+    let token = |seat: u64| seats.iter().find(|s| s["seat"] == seat).unwrap()["token"].as_str().unwrap().to_string();
     let east = remote_bot(&server.base, &id, &token(1), "strong", 1);
     let west = remote_bot(&server.base, &id, &token(3), "greedy", 2);
     for (seat, output) in [(1, finished(east)), (3, finished(west))] {

@@ -211,6 +211,13 @@ mod reference {
             if !record.body.has_effects() && !record.effects.is_empty() {
                 return Err("a seat record has no effects".into());
             }
+            // Format 4 names who renewed a token with one of two words.
+            if let OldBody::SeatToken(OldSeatToken { by: Some(by), .. }) = &record.body
+                && by != "admin"
+                && by != "seat"
+            {
+                return Err(format!("a seat_token record's `by` is `admin` or `seat`, not `{by}`"));
+            }
             Ok(record)
         }
     }
