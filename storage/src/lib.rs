@@ -17,7 +17,6 @@
 //! An append is acknowledged (its [`PendingAppend`] resolves to `Ok`) only
 //! after its records are flushed; see [`Durability`] for exactly what each
 //! mode survives. Readers only ever see acknowledged records.
-#![forbid(unsafe_code)]
 
 mod contract;
 pub mod key;

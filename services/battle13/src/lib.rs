@@ -18,7 +18,6 @@
 //!    turn the master is to move and plays one of the servant's knights.
 //! 6. **Crowns** (B13-20 … B13-24); the next joust starts with the previous
 //!    master, until a camp reaches the target.
-#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 mod bidding;

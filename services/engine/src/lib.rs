@@ -9,7 +9,6 @@
 //! [`Engine::view`] projects the state for a [`Viewer`], and
 //! [`Engine::redact`] hides from a viewer what an [`Engine::Effect`] must not
 //! tell them (a drawn card, a dealt hand).
-#![forbid(unsafe_code)]
 
 mod error;
 pub mod rng;

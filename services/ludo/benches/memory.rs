@@ -20,6 +20,7 @@ static HEAP_IN_USE: std::sync::atomic::AtomicIsize = std::sync::atomic::AtomicIs
 
 // SAFETY: every call is forwarded unchanged to the system allocator; the
 // wrapper only adds to or subtracts from a counter.
+#[allow(unsafe_code, reason = "a global allocator is unsafe to implement; this one only forwards to the system's")]
 unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
         // SAFETY: same contract as the caller's.

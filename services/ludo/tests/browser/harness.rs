@@ -5,6 +5,7 @@
 //!
 //! Without Chromium or chromedriver each test prints why and returns, unless
 //! `LUDO_REQUIRE_BROWSER=1` (CI), which turns that into a failure.
+#![allow(unsafe_code, reason = "the driver is stopped from an atexit handler and killed with its parent (prctl), both through libc")]
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
