@@ -190,19 +190,19 @@ async fn a_log_whose_stored_tree_disagrees_with_its_last_checkpoint_does_not_ope
     let reopened = TransparencyLog::open(same, &LogSettings::default(), "now".into()).await.unwrap();
     assert_eq!(reopened.info().tree.map(|t| t.size), Some(5));
 
-    // Any stored hash replaced, even one no root reads (leaf 3's subtree
-    // of leaves 2 and 3): every one is recomputed from the leaves.
+    // A stored hash that the root of five leaves is computed from replaced
+    // (leaf 3's subtree of leaves 0 to 3): the log does not open.
     let altered = copy_altered(&store, |n, bytes| {
         if n != 3 {
             return bytes;
         }
         let mut entry: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        entry["hashes"][1] = transparency::encode_hash(&tlog_tiles_hash(5)).into();
+        entry["hashes"][2] = transparency::encode_hash(&tlog_tiles_hash(5)).into();
         serde_json::to_vec(&entry).unwrap()
     })
     .await;
     let err = TransparencyLog::open(altered, &LogSettings::default(), "now".into()).await.unwrap_err();
-    assert!(err.to_string().contains("tree was altered"), "{err}");
+    assert!(err.to_string().contains("not the root"), "{err}");
 
     // The last leaf's text changed and its stored hash recomputed to
     // match (it completes no subtree of five leaves): every stored hash
@@ -241,6 +241,63 @@ async fn a_log_whose_stored_tree_disagrees_with_its_last_checkpoint_does_not_ope
     let same = copy_altered(&store, |_, bytes| bytes).await;
     let err = TransparencyLog::open(same, &LogSettings { origin: None, key: Some(other) }, "now".into()).await.unwrap_err();
     assert!(err.to_string().contains("is not the store's log key"), "{err}");
+}
+
+/// A stored hash inside a complete subtree (leaf 3's of leaves 2 and 3) is
+/// read by no root, so the log opens without reading it: opening reads the
+/// last checkpoint and the roots of the complete subtrees, not every leaf.
+/// But no proof made from it is served, the whole-tree check finds it, and
+/// a service that ran that check adds no leaf to the altered tree.
+#[tokio::test]
+async fn a_hash_no_root_reads_altered_is_found_before_any_proof_from_it_is_served() {
+    let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
+    let service = service(&store);
+    for _ in 0..5 {
+        ended_game(&service).await;
+    }
+    let altered = copy_altered(&store, |n, bytes| {
+        if n != 3 {
+            return bytes;
+        }
+        let mut entry: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        entry["hashes"][1] = transparency::encode_hash(&tlog_tiles_hash(5)).into();
+        serde_json::to_vec(&entry).unwrap()
+    })
+    .await;
+    let log = TransparencyLog::open(Arc::clone(&altered), &LogSettings::default(), "now".into()).await.unwrap();
+    assert_eq!(log.info().tree.map(|t| t.size), Some(5));
+    // Leaf 4's proof does not read the altered hash: it is served. Leaf 0's
+    // does: it is not, and the log is marked damaged.
+    assert_eq!(log.receipt(4, 5).await.unwrap().leaf_index, 4);
+    assert!(log.damage().is_none());
+    let err = log.receipt(0, 5).await.unwrap_err();
+    assert!(matches!(err, ServiceError::CorruptLog { .. }) && err.to_string().contains("does not prove leaf 0"), "{err}");
+    assert_eq!(log.damage(), Some(&err));
+    // The whole-tree check finds it too, on a log opened afresh.
+    let log = Arc::new(TransparencyLog::open(Arc::clone(&altered), &LogSettings::default(), "now".into()).await.unwrap());
+    let err = log.check_tree().await.unwrap_err();
+    assert!(err.to_string().contains("tree was altered"), "{err}");
+    assert_eq!(log.damage(), Some(&err));
+    assert!(log.append("another leaf".into()).await.unwrap_err().to_string().contains("tree was altered"));
+
+    // A service on the altered store checks the whole tree once its log
+    // opens, in the background, then signs nothing more.
+    let service = self::service(&altered);
+    service.open_log().await.unwrap();
+    let mut refused = None;
+    for _ in 0..50 {
+        let created = service.create(CreateGame::new("cardinal", ["Ada", "Bo"])).await.unwrap();
+        let id: GameId = created.id.parse().unwrap();
+        let changed = service.resign(&id, Some(&created.seats[1].token)).await.unwrap();
+        if changed.receipt.is_none() {
+            refused = Some(service.receipt(&id).await.unwrap_err());
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let refused = refused.expect("a game that ended after the check got no leaf");
+    assert!(refused.to_string().contains("tree was altered"), "{refused}");
+    assert_eq!(service.log_info().await.unwrap().tree.map(|t| t.size), Some(5), "nothing was added to the altered tree");
 }
 
 #[tokio::test]

@@ -535,12 +535,43 @@ fn refuses_to_start(original: &Store, copy: &dyn Fn(&str) -> Store, dir: &Path) 
     assert_eq!(served, info, "a faithful copy serves the same log");
     server.terminate();
 
-    // A stored hash replaced (one no root reads: leaf 3's subtree of leaves 2 and 3).
+    // A stored hash the root is computed from replaced (leaf 3's subtree of leaves 0 to 3).
     let forged = transparency::encode_hash(&transparency::record_hash(b"forged"));
     let altered = copy("hash");
-    copy_altered(original, &altered, &entry_changed(3, |e| e["hashes"][1] = json!(forged)));
+    copy_altered(original, &altered, &entry_changed(3, |e| e["hashes"][2] = json!(forged)));
     let stderr = refused(&altered, &[]);
-    assert!(stderr.contains("transparency log") && stderr.contains("tree was altered"), "{stderr}");
+    assert!(stderr.contains("transparency log") && stderr.contains("is not the root"), "{stderr}");
+
+    // One no root reads (leaf 3's subtree of leaves 2 and 3): the server
+    // starts without reading it (it reads the last checkpoint and the
+    // roots of the complete subtrees, not every leaf), but serves no proof
+    // made from it, and once it found one that does not hold (or its
+    // whole-tree check found the hash), adds nothing more to the tree.
+    let inner = copy("inner-hash");
+    copy_altered(original, &inner, &entry_changed(3, |e| e["hashes"][1] = json!(forged)));
+    let server = serve(&inner, &[]);
+    runtime().block_on(async {
+        let http = reqwest::Client::new();
+        // Each game was its own append, so a checkpoint of each size was
+        // signed. Proving 1 leaf a prefix of 2 does not read the altered
+        // hash: it is served; 2 of 4 does: it is not.
+        let served = get_json(&http, &format!("{}/v1/log/consistency?from=1&to=2", server.base)).await;
+        assert_eq!(served["proof"].as_array().map(Vec::len), Some(1), "{served}");
+        let refused = http.get(format!("{}/v1/log/consistency?from=2&to=4", server.base)).send().await.unwrap();
+        assert_eq!(refused.status(), 500);
+        let problem: Value = refused.json().await.unwrap();
+        assert_eq!(problem["code"], "corrupt_log", "{problem}");
+        // The log is marked damaged: a game that ends now gets no leaf.
+        let game = create(&http, &server.base, "cardinal", &["Ann", "Bob"]).await;
+        let (id, token) = (game["id"].as_str().unwrap(), game["seats"][1]["token"].as_str().unwrap());
+        let resign = http.post(format!("{}/v1/games/{id}/resign", server.base)).bearer_auth(token).json(&json!({}));
+        let ended: Value = resign.send().await.unwrap().json().await.unwrap();
+        assert_eq!(ended["status"]["state"], "finished", "{ended}");
+        assert!(ended.get("receipt").is_none(), "no leaf is added to an altered tree: {ended}");
+        let log = get_json(&http, &format!("{}/v1/log", server.base)).await;
+        assert_eq!(log["checkpoint"], json!(checkpoint), "nothing more was signed over the altered tree");
+    });
+    server.terminate();
 
     // The last leaf rewritten with its own hash recomputed (leaf 4 stores
     // only that one): the hashes agree, the root is not the signed one.

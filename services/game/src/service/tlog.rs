@@ -30,6 +30,12 @@
 //! Proofs read the stored hashes they need from the log stream (a proof at
 //! a million leaves reads about 40), keeping those read in a bounded cache:
 //! they never change.
+//!
+//! # How it is checked
+//! Opening reads the last checkpoint and the stored roots of the tree's
+//! complete subtrees (`check_head`), every proof is checked before it is
+//! answered, and the whole tree is re-hashed once in the background
+//! (`check_tree`). A tree found altered stops the log adding leaves.
 
 use std::collections::HashMap;
 
@@ -149,6 +155,8 @@ pub struct TransparencyLog {
     pending: Mutex<Vec<(String, tokio::sync::oneshot::Sender<Result<(u64, u64), ServiceError>>)>>,
     /// Stored hashes read or written (they never change).
     cache: Mutex<HashMap<u64, Hash>>,
+    /// Set when the whole tree was checked and found altered.
+    damage: std::sync::OnceLock<ServiceError>,
 }
 
 impl std::fmt::Debug for TransparencyLog {
@@ -159,13 +167,15 @@ impl std::fmt::Debug for TransparencyLog {
 
 impl TransparencyLog {
     /// Opens the log in `store`: loads its key (making it at first start),
-    /// then checks the stored tree against every checkpoint stored with it,
-    /// the last one included. A server whose tree disagrees must not start:
-    /// it would sign checkpoints inconsistent with those it published.
+    /// then checks the stored tree against its last signed checkpoint
+    /// (`check_head`): a few dozen reads, however long the log. A
+    /// server whose tree disagrees must not start: it would sign
+    /// checkpoints inconsistent with those it published. The whole tree,
+    /// leaf by leaf, is [`Self::check_tree`].
     ///
     /// # Errors
     /// A key that does not match the store's, a tree that disagrees with
-    /// its checkpoints, storage errors.
+    /// its last checkpoint, storage errors.
     pub async fn open(store: Arc<dyn EventStore>, settings: &LogSettings, now: String) -> Result<TransparencyLog, ServiceError> {
         let key = load_key(&store, settings, now).await?;
         let size = {
@@ -179,16 +189,92 @@ impl TransparencyLog {
             latest: RwLock::new(Head { size: 0, checkpoint: None }),
             pending: Mutex::default(),
             cache: Mutex::default(),
+            damage: std::sync::OnceLock::new(),
         };
         if size > 0 {
-            let head = log.check_stored_tree(size).await?;
-            tracing::info!(origin = log.key.origin(), key_id = %log.key.key_id(), leaves = size, "transparency log checked");
+            let head = log.check_head(size).await?;
+            tracing::info!(origin = log.key.origin(), key_id = %log.key.key_id(), leaves = size, "transparency log opened: its tree agrees with its last checkpoint");
             *log.head.lock().await = head.clone();
             *log.latest.write().expect("latest lock") = head;
         } else {
             tracing::info!(origin = log.key.origin(), key_id = %log.key.key_id(), "transparency log opened (empty)");
         }
         Ok(log)
+    }
+
+    /// The tree of `size` leaves as stored against its last checkpoint: the
+    /// last leaf carries one, it opens with this log's key, it signs `size`
+    /// leaves, the last leaf's text is the leaf its stored hash is of, and
+    /// the root computed from the stored hashes of the tree's complete
+    /// subtrees (about log2 `size` of them) is the root it signs.
+    ///
+    /// Those hashes are all that every later root is computed from (an
+    /// append only adds subtrees on their right), so a server that starts
+    /// past this check signs only trees that extend the one it published.
+    /// A stored hash inside a complete subtree is read only by proofs,
+    /// which are checked against their checkpoint before they are served
+    /// ([`Self::receipt`]), and by [`Self::check_tree`].
+    async fn check_head(&self, size: u64) -> Result<Head, ServiceError> {
+        let last = self.entry(size - 1).await?;
+        let Some(checkpoint) = last.checkpoint else {
+            return Err(log_corrupt(size - 1, "the tree's last leaf carries no checkpoint: the log was cut or written by something else"));
+        };
+        let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key())
+            .map_err(|reason| log_corrupt(size - 1, format!("a stored checkpoint does not open with the log's key: {reason}")))?;
+        if signed.size != size {
+            return Err(log_corrupt(size - 1, format!("a checkpoint of {} leaves stored with leaf {}", signed.size, size - 1)));
+        }
+        if last.hashes.first() != Some(&encode_hash(&transparency::record_hash(last.leaf.as_bytes()))) {
+            return Err(log_corrupt(size - 1, "the hash stored with this leaf is not the leaf's: the tree was altered"));
+        }
+        let root = encode_hash(&self.compute(&HashMap::new(), |r| tlog_tiles::tree_hash(size, r)).await?);
+        if signed.root != root {
+            return Err(log_corrupt(
+                size - 1,
+                format!(
+                    "the stored tree's root {root} is not the root {} its checkpoint of {size} leaves signed: the tree was altered",
+                    signed.root
+                ),
+            ));
+        }
+        Ok(Head { size, checkpoint: Some(checkpoint) })
+    }
+
+    /// The whole tree as stored, as far as it stood when asked, against
+    /// every checkpoint stored in it; answers how many leaves were checked.
+    /// It reads every leaf, so it is not run before a server starts (about
+    /// 6 s per million leaves): the service runs it once in the background
+    /// after the log opens. A tree found altered is marked damaged (see
+    /// [`Self::damage`]).
+    ///
+    /// # Errors
+    /// A tree that disagrees with a checkpoint stored in it; storage errors.
+    pub async fn check_tree(&self) -> Result<u64, ServiceError> {
+        let size = self.latest.read().expect("latest lock").size;
+        if size == 0 {
+            return Ok(0);
+        }
+        match self.check_stored_tree(size).await {
+            Ok(head) => Ok(head.size),
+            Err(err @ ServiceError::CorruptLog { .. }) => Err(self.damaged(err)),
+            Err(err) => Err(err),
+        }
+    }
+
+    /// Why this log adds no more leaves: its stored tree was found altered
+    /// (by [`Self::check_tree`], or by a proof that did not hold). Nothing
+    /// is signed over a damaged tree until an operator restores the log
+    /// and restarts the server.
+    pub fn damage(&self) -> Option<&ServiceError> {
+        self.damage.get()
+    }
+
+    /// Marks the log damaged (see [`Self::damage`]); answers `err`.
+    fn damaged(&self, err: ServiceError) -> ServiceError {
+        if self.damage.set(err.clone()).is_ok() {
+            tracing::error!(%err, "the transparency log's stored tree was altered: no leaf is added to it until it is restored");
+        }
+        err
     }
 
     /// Every checkpoint stored in the log (the last leaf must carry one),
@@ -322,6 +408,9 @@ impl TransparencyLog {
     /// One append of `leaves` at the tree's size, caught up and tried again
     /// when another server appended first.
     async fn append_batch(&self, head: &mut Head, leaves: &[&str]) -> Result<(u64, u64), ServiceError> {
+        if let Some(damage) = self.damage() {
+            return Err(damage.clone());
+        }
         loop {
             let size = head.size;
             let mut overlay: HashMap<u64, Hash> = HashMap::new();
@@ -457,6 +546,18 @@ impl TransparencyLog {
         let (leaf, last) = tokio::try_join!(self.entry(index), self.entry(size - 1))?;
         let checkpoint = last.checkpoint.ok_or_else(|| log_corrupt(size - 1, "no checkpoint was stored for this tree size"))?;
         let proof = self.compute(&HashMap::new(), |r| tlog_tiles::prove_record(size, index, r)).await?;
+        // Only a proof that holds leaves the server: the hashes it was made
+        // from were not all checked when the log opened (see `check_head`).
+        let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key()).map_err(|reason| log_corrupt(size - 1, reason))?;
+        let root = transparency::decode_hash(&signed.root).map_err(|reason| log_corrupt(size - 1, reason))?;
+        if signed.size != size
+            || tlog_tiles::check_record(&proof, size, root, index, transparency::record_hash(leaf.leaf.as_bytes())).is_err()
+        {
+            return Err(self.damaged(log_corrupt(
+                index,
+                format!("the stored tree does not prove leaf {index} in its checkpoint of {size} leaves: the tree was altered"),
+            )));
+        }
         Ok(Receipt {
             key: self.key.verifier_key().to_string(),
             leaf_index: index,
@@ -491,9 +592,33 @@ impl TransparencyLog {
         let proof = if from == 0 || from == to {
             Vec::new()
         } else {
-            self.compute(&HashMap::new(), |r| tlog_tiles::prove_tree(to, from, r)).await?
+            let proof = self.compute(&HashMap::new(), |r| tlog_tiles::prove_tree(to, from, r)).await?;
+            self.check_consistency(&proof, from, to).await?;
+            proof
         };
         Ok(ConsistencyProof { from, to, proof: proof.iter().map(encode_hash).collect() })
+    }
+
+    /// Whether `proof` holds between the checkpoints of `from` and `to`
+    /// leaves, when both were signed (the trees a client can hold): it was
+    /// made from stored hashes that were not all checked when the log
+    /// opened (see `check_head`). Between other sizes no signed root
+    /// exists to hold it against.
+    async fn check_consistency(&self, proof: &[Hash], from: u64, to: u64) -> Result<(), ServiceError> {
+        let (older, newer) = tokio::try_join!(self.entry(from - 1), self.entry(to - 1))?;
+        let (Some(older), Some(newer)) = (older.checkpoint, newer.checkpoint) else { return Ok(()) };
+        let root = |note: &str, seq: u64| {
+            let signed = transparency::open_checkpoint(note, self.key.verifier_key()).map_err(|reason| log_corrupt(seq, reason))?;
+            transparency::decode_hash(&signed.root).map_err(|reason| log_corrupt(seq, reason))
+        };
+        let (older, newer) = (root(&older, from - 1)?, root(&newer, to - 1)?);
+        if tlog_tiles::check_tree(&proof.to_vec(), to, newer, from, older).is_err() {
+            return Err(self.damaged(log_corrupt(
+                to - 1,
+                format!("the stored tree does not prove its checkpoint of {from} leaves a prefix of its checkpoint of {to}: the tree was altered"),
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -589,8 +714,9 @@ impl GameService {
     }
 
     /// Opens the transparency log: loads (or makes) its key and checks the
-    /// stored tree against its checkpoints. `ludo serve` calls it before
-    /// it listens, and does not start when it fails.
+    /// stored tree against its last checkpoint (then the whole tree, in the
+    /// background: see [`TransparencyLog::check_tree`]). `ludo serve` calls
+    /// it before it listens, and does not start when it fails.
     ///
     /// # Errors
     /// A key that does not match the store's, a tree that disagrees with
@@ -602,7 +728,20 @@ impl GameService {
     pub(super) async fn tlog(&self) -> Result<&Arc<TransparencyLog>, ServiceError> {
         self.tlog
             .get_or_try_init(|| async {
-                TransparencyLog::open(Arc::clone(&self.store), &self.log_settings, timestamp(self.clock.now())).await.map(Arc::new)
+                let log = Arc::new(TransparencyLog::open(Arc::clone(&self.store), &self.log_settings, timestamp(self.clock.now())).await?);
+                // The whole tree, leaf by leaf, after the start rather than
+                // before it (it takes seconds per million leaves).
+                let checking = Arc::clone(&log);
+                tokio::spawn(async move {
+                    let log = checking;
+                    match log.check_tree().await {
+                        Ok(leaves) => tracing::info!(leaves, "transparency log: the whole stored tree checked against its checkpoints"),
+                        // Logged as the log was marked damaged.
+                        Err(ServiceError::CorruptLog { .. }) => {}
+                        Err(err) => tracing::warn!(%err, "transparency log: the whole stored tree could not be checked"),
+                    }
+                });
+                Ok(log)
             })
             .await
     }
