@@ -178,6 +178,20 @@ async fn copy_altered(from: &Arc<dyn EventStore>, alter: impl Fn(u64, Vec<u8>) -
     to
 }
 
+/// A copy of `store` whose leaf `leaf` stores another hash at `place`
+/// (0: the leaf's own; 1, 2…: the subtrees it completes, smallest first).
+async fn hash_replaced(store: &Arc<dyn EventStore>, leaf: u64, place: usize) -> Arc<dyn EventStore> {
+    copy_altered(store, |n, bytes| {
+        if n != leaf {
+            return bytes;
+        }
+        let mut entry: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        entry["hashes"][place] = transparency::encode_hash(&tlog_tiles_hash(5)).into();
+        serde_json::to_vec(&entry).unwrap()
+    })
+    .await
+}
+
 #[tokio::test]
 async fn a_log_whose_stored_tree_disagrees_with_its_last_checkpoint_does_not_open() {
     let store: Arc<dyn EventStore> = Arc::new(MemoryStore::new());
@@ -192,15 +206,7 @@ async fn a_log_whose_stored_tree_disagrees_with_its_last_checkpoint_does_not_ope
 
     // A stored hash that the root of five leaves is computed from replaced
     // (leaf 3's subtree of leaves 0 to 3): the log does not open.
-    let altered = copy_altered(&store, |n, bytes| {
-        if n != 3 {
-            return bytes;
-        }
-        let mut entry: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        entry["hashes"][2] = transparency::encode_hash(&tlog_tiles_hash(5)).into();
-        serde_json::to_vec(&entry).unwrap()
-    })
-    .await;
+    let altered = hash_replaced(&store, 3, 2).await;
     let err = TransparencyLog::open(altered, &LogSettings::default(), "now".into()).await.unwrap_err();
     assert!(err.to_string().contains("not the root"), "{err}");
 
@@ -255,15 +261,7 @@ async fn a_hash_no_root_reads_altered_is_found_before_any_proof_from_it_is_serve
     for _ in 0..5 {
         ended_game(&service).await;
     }
-    let altered = copy_altered(&store, |n, bytes| {
-        if n != 3 {
-            return bytes;
-        }
-        let mut entry: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
-        entry["hashes"][1] = transparency::encode_hash(&tlog_tiles_hash(5)).into();
-        serde_json::to_vec(&entry).unwrap()
-    })
-    .await;
+    let altered = hash_replaced(&store, 3, 1).await;
     let log = TransparencyLog::open(Arc::clone(&altered), &LogSettings::default(), "now".into()).await.unwrap();
     assert_eq!(log.info().tree.map(|t| t.size), Some(5));
     // Leaf 4's proof does not read the altered hash: it is served. Leaf 0's

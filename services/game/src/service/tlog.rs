@@ -219,24 +219,12 @@ impl TransparencyLog {
         let Some(checkpoint) = last.checkpoint else {
             return Err(log_corrupt(size - 1, "the tree's last leaf carries no checkpoint: the log was cut or written by something else"));
         };
-        let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key())
-            .map_err(|reason| log_corrupt(size - 1, format!("a stored checkpoint does not open with the log's key: {reason}")))?;
-        if signed.size != size {
-            return Err(log_corrupt(size - 1, format!("a checkpoint of {} leaves stored with leaf {}", signed.size, size - 1)));
-        }
+        let signed = self.signed_root(&checkpoint, size - 1)?;
         if last.hashes.first() != Some(&encode_hash(&transparency::record_hash(last.leaf.as_bytes()))) {
             return Err(log_corrupt(size - 1, "the hash stored with this leaf is not the leaf's: the tree was altered"));
         }
-        let root = encode_hash(&self.compute(&HashMap::new(), |r| tlog_tiles::tree_hash(size, r)).await?);
-        if signed.root != root {
-            return Err(log_corrupt(
-                size - 1,
-                format!(
-                    "the stored tree's root {root} is not the root {} its checkpoint of {size} leaves signed: the tree was altered",
-                    signed.root
-                ),
-            ));
-        }
+        let root = self.compute(&HashMap::new(), |r| tlog_tiles::tree_hash(size, r)).await?;
+        not_altered(size - 1, root, signed)?;
         Ok(Head { size, checkpoint: Some(checkpoint) })
     }
 
@@ -314,25 +302,8 @@ impl TransparencyLog {
                 // Every checkpoint stored on the way (older games' receipts
                 // carry them) must sign the tree as it stood there.
                 if let Some(checkpoint) = &entry.checkpoint {
-                    let signed = transparency::open_checkpoint(checkpoint, self.key.verifier_key()).map_err(|reason| {
-                        log_corrupt(record.seq, format!("a stored checkpoint does not open with the log's key: {reason}"))
-                    })?;
-                    if signed.size != record.seq + 1 {
-                        return Err(log_corrupt(
-                            record.seq,
-                            format!("a checkpoint of {} leaves stored with leaf {}", signed.size, record.seq),
-                        ));
-                    }
-                    let root = encode_hash(&root_of(&frontier));
-                    if signed.root != root {
-                        return Err(log_corrupt(
-                            record.seq,
-                            format!(
-                                "the stored tree's root {root} is not the root {} its checkpoint of {} leaves signed: the tree was altered",
-                                signed.root, signed.size
-                            ),
-                        ));
-                    }
+                    let signed = self.signed_root(checkpoint, record.seq)?;
+                    not_altered(record.seq, root_of(&frontier), signed)?;
                 }
                 n = record.seq + 1;
                 last = Some(entry);
@@ -443,11 +414,7 @@ impl TransparencyLog {
                     // once its checkpoint opens with the log's key.
                     let last = self.entry(actual_next - 1).await?;
                     let checkpoint = last.checkpoint.ok_or_else(|| log_corrupt(actual_next - 1, "an append ended without a checkpoint"))?;
-                    let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key())
-                        .map_err(|reason| log_corrupt(actual_next - 1, reason))?;
-                    if signed.size != actual_next {
-                        return Err(log_corrupt(actual_next - 1, "a checkpoint that does not sign the tree it ends"));
-                    }
+                    self.signed_root(&checkpoint, actual_next - 1)?;
                     *head = Head { size: actual_next, checkpoint: Some(checkpoint) };
                     self.publish(head);
                 }
@@ -548,11 +515,8 @@ impl TransparencyLog {
         let proof = self.compute(&HashMap::new(), |r| tlog_tiles::prove_record(size, index, r)).await?;
         // Only a proof that holds leaves the server: the hashes it was made
         // from were not all checked when the log opened (see `check_head`).
-        let signed = transparency::open_checkpoint(&checkpoint, self.key.verifier_key()).map_err(|reason| log_corrupt(size - 1, reason))?;
-        let root = transparency::decode_hash(&signed.root).map_err(|reason| log_corrupt(size - 1, reason))?;
-        if signed.size != size
-            || tlog_tiles::check_record(&proof, size, root, index, transparency::record_hash(leaf.leaf.as_bytes())).is_err()
-        {
+        let root = self.signed_root(&checkpoint, size - 1)?;
+        if tlog_tiles::check_record(&proof, size, root, index, transparency::record_hash(leaf.leaf.as_bytes())).is_err() {
             return Err(self.damaged(log_corrupt(
                 index,
                 format!("the stored tree does not prove leaf {index} in its checkpoint of {size} leaves: the tree was altered"),
@@ -607,11 +571,7 @@ impl TransparencyLog {
     async fn check_consistency(&self, proof: &[Hash], from: u64, to: u64) -> Result<(), ServiceError> {
         let (older, newer) = tokio::try_join!(self.entry(from - 1), self.entry(to - 1))?;
         let (Some(older), Some(newer)) = (older.checkpoint, newer.checkpoint) else { return Ok(()) };
-        let root = |note: &str, seq: u64| {
-            let signed = transparency::open_checkpoint(note, self.key.verifier_key()).map_err(|reason| log_corrupt(seq, reason))?;
-            transparency::decode_hash(&signed.root).map_err(|reason| log_corrupt(seq, reason))
-        };
-        let (older, newer) = (root(&older, from - 1)?, root(&newer, to - 1)?);
+        let (older, newer) = (self.signed_root(&older, from - 1)?, self.signed_root(&newer, to - 1)?);
         if tlog_tiles::check_tree(&proof.to_vec(), to, newer, from, older).is_err() {
             return Err(self.damaged(log_corrupt(
                 to - 1,
@@ -620,6 +580,37 @@ impl TransparencyLog {
         }
         Ok(())
     }
+}
+
+impl TransparencyLog {
+    /// The root the checkpoint stored with leaf `seq` signs: it opens with
+    /// the log's key, and signs the tree of the `seq + 1` leaves that leaf
+    /// completes.
+    fn signed_root(&self, checkpoint: &str, seq: u64) -> Result<Hash, ServiceError> {
+        let signed = transparency::open_checkpoint(checkpoint, self.key.verifier_key())
+            .map_err(|reason| log_corrupt(seq, format!("a stored checkpoint does not open with the log's key: {reason}")))?;
+        if signed.size != seq + 1 {
+            return Err(log_corrupt(seq, format!("a checkpoint of {} leaves stored with leaf {seq}", signed.size)));
+        }
+        transparency::decode_hash(&signed.root).map_err(|reason| log_corrupt(seq, reason))
+    }
+}
+
+/// `root`, computed from the stored tree of `seq + 1` leaves, is the root
+/// its checkpoint signed.
+fn not_altered(seq: u64, root: Hash, signed: Hash) -> Result<(), ServiceError> {
+    if root == signed {
+        return Ok(());
+    }
+    Err(log_corrupt(
+        seq,
+        format!(
+            "the stored tree's root {} is not the root {} its checkpoint of {} leaves signed: the tree was altered",
+            encode_hash(&root),
+            encode_hash(&signed),
+            seq + 1
+        ),
+    ))
 }
 
 /// The root of a tree from the roots of its complete subtrees, largest first.
