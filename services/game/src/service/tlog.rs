@@ -155,7 +155,7 @@ pub struct TransparencyLog {
     pending: Mutex<Vec<(String, tokio::sync::oneshot::Sender<Result<(u64, u64), ServiceError>>)>>,
     /// Stored hashes read or written (they never change).
     cache: Mutex<HashMap<u64, Hash>>,
-    /// Set when the whole tree was checked and found altered.
+    /// Set when the stored tree was found altered (see [`Self::damage`]).
     damage: std::sync::OnceLock<ServiceError>,
 }
 
@@ -568,11 +568,11 @@ impl TransparencyLog {
     /// made from stored hashes that were not all checked when the log
     /// opened (see `check_head`). Between other sizes no signed root
     /// exists to hold it against.
-    async fn check_consistency(&self, proof: &[Hash], from: u64, to: u64) -> Result<(), ServiceError> {
+    async fn check_consistency(&self, proof: &tlog_tiles::TreeProof, from: u64, to: u64) -> Result<(), ServiceError> {
         let (older, newer) = tokio::try_join!(self.entry(from - 1), self.entry(to - 1))?;
         let (Some(older), Some(newer)) = (older.checkpoint, newer.checkpoint) else { return Ok(()) };
         let (older, newer) = (self.signed_root(&older, from - 1)?, self.signed_root(&newer, to - 1)?);
-        if tlog_tiles::check_tree(&proof.to_vec(), to, newer, from, older).is_err() {
+        if tlog_tiles::check_tree(proof, to, newer, from, older).is_err() {
             return Err(self.damaged(log_corrupt(
                 to - 1,
                 format!("the stored tree does not prove its checkpoint of {from} leaves a prefix of its checkpoint of {to}: the tree was altered"),
@@ -580,9 +580,7 @@ impl TransparencyLog {
         }
         Ok(())
     }
-}
 
-impl TransparencyLog {
     /// The root the checkpoint stored with leaf `seq` signs: it opens with
     /// the log's key, and signs the tree of the `seq + 1` leaves that leaf
     /// completes.
