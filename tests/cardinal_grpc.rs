@@ -2,7 +2,7 @@
 //! the same answers as REST; health and reflection are served.
 
 use ludo_blackbox::{TestServer, chooser, grpc_play};
-use ludo_proto::cardinal as cpb;
+use ludo_proto::ludo::cardinal::v1 as cpb;
 use ludo_proto::v1 as pb;
 use serde_json::json;
 

@@ -192,9 +192,9 @@ async fn grpc_refusals_carry_the_same_codes() {
     assert_eq!(info.metadata["field"], "move");
     assert_eq!(status.get_details_bad_request().unwrap().field_violations[0].field, "move");
     let tower = pb::Move {
-        game: Some(pb::r#move::Game::Cardinal(ludo_proto::cardinal::Move {
-            kind: Some(ludo_proto::cardinal::r#move::Kind::Build(ludo_proto::cardinal::Build {
-                shape: ludo_proto::cardinal::Shape::Tower.into(),
+        game: Some(pb::r#move::Game::Cardinal(ludo_proto::ludo::cardinal::v1::Move {
+            kind: Some(ludo_proto::ludo::cardinal::v1::r#move::Kind::Build(ludo_proto::ludo::cardinal::v1::Build {
+                shape: ludo_proto::ludo::cardinal::v1::Shape::Tower.into(),
                 colour: 0,
                 x: 2,
                 y: 0,

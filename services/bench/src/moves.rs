@@ -357,8 +357,9 @@ async fn grpc_part(
         tasks.push(tokio::spawn(async move {
             let Measured { mut latencies, mut games, mut without_view } = Measured::default();
             'games: while Instant::now() < deadline {
-                let options =
-                    pb::Options { game: Some(pb::options::Game::Cardinal(ludo_proto::cardinal::Options { first_seat: Some(0) })) };
+                let options = pb::Options {
+                    game: Some(pb::options::Game::Cardinal(ludo_proto::ludo::cardinal::v1::Options { first_seat: Some(0) })),
+                };
                 let players = ["A", "B", "C", "D"].map(String::from).to_vec();
                 let created = ludo
                     .create_game(pb::CreateGameRequest { kind: "cardinal".into(), players, options: Some(options), ..Default::default() })
@@ -418,8 +419,8 @@ pub async fn grpc_channels(server: &Server, clients: usize) -> Result<Vec<tonic:
     Ok(channels)
 }
 
-fn to_proto(mv: &ludo_cardinal::Move) -> ludo_proto::cardinal::Move {
-    use ludo_proto::cardinal as pb;
+fn to_proto(mv: &ludo_cardinal::Move) -> ludo_proto::ludo::cardinal::v1::Move {
+    use ludo_proto::ludo::cardinal::v1 as pb;
     let kind = match *mv {
         ludo_cardinal::Move::Build { shape, colour, x, y, orientation, bonus_colour } => pb::r#move::Kind::Build(pb::Build {
             shape: match shape {
@@ -483,7 +484,7 @@ mod tests {
     #[test]
     fn the_answer_head_keeps_the_view_bytes_and_skips_the_rest() {
         let view = pb::View {
-            game: Some(pb::view::Game::Cardinal(ludo_proto::cardinal::View { players: 4, first_seat: 2, ..Default::default() })),
+            game: Some(pb::view::Game::Cardinal(ludo_proto::ludo::cardinal::v1::View { players: 4, first_seat: 2, ..Default::default() })),
         };
         let whole = answer(Some(view.clone())).encode_to_vec();
         let head = AnswerHead::decode(whole.as_slice()).expect("a whole answer decodes");

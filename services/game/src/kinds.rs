@@ -7,8 +7,9 @@
 //! the edge, applied, and its effects and the mover's view are serialized
 //! (REST) or converted (gRPC) straight from the engine's own types. JSON
 //! trees exist only where JSON is the format: a request's body and the
-//! stored record. Adding a fourth game is its engine crate, one line in the
-//! `hosted_games!` call below, its proto messages and their converters.
+//! stored record. The games themselves are declared once, in
+//! [`crate::games`]; `hosted_games!` below is what this crate expands from
+//! that list.
 
 use std::fmt;
 
@@ -55,11 +56,10 @@ pub trait Hosted: JsonEngine {
     fn any_effect(effect: Self::Effect) -> AnyEffect;
 }
 
-/// Declares the hosted games: `Variant => engine_crate, "Display name",
-/// server defaults, bounds on new options;`. Everything the service knows
-/// of the kinds of game comes from here.
+/// The registry of the games [`crate::for_each_game!`] lists: everything the
+/// service knows of the kinds of game comes from here.
 macro_rules! hosted_games {
-    ($($variant:ident => $krate:ident, $name:literal, $defaults:expr, $bounds:expr;)*) => {
+    ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
         /// A game of any hosted kind.
         #[derive(Clone, Debug, PartialEq)]
         pub enum AnyGame { $(
@@ -112,8 +112,9 @@ macro_rules! hosted_games {
             }
         )*
 
-        /// Every game kind of this server.
-        pub static KINDS: &[Kind] = &[$(
+        /// Every game kind compiled in: the listed ones first, then the
+        /// test-only ones (see [`crate::games`]).
+        pub static HOSTED: &[Kind] = &[$(
             Kind {
                 id: <$krate::Game as Engine>::KIND,
                 name: $name,
@@ -128,6 +129,9 @@ macro_rules! hosted_games {
                 sides: <$krate::Game as Engine>::sides,
             },
         )*];
+
+        /// How many of [`HOSTED`] are listed (they come first).
+        const LISTED: usize = 0 $(+ $listed as usize)*;
 
         impl Serialize for AnyMove {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -286,11 +290,11 @@ macro_rules! hosted_games {
     };
 }
 
-hosted_games! {
-    Cardinal => ludo_cardinal, "Cardinal", serde_json::Map::new, no_bounds;
-    Kardinal => ludo_kardinal, "Kardinal & König", kardinal_defaults, kardinal_bounds;
-    Battle13 => ludo_battle13, "Battle 13", serde_json::Map::new, no_bounds;
-}
+crate::for_each_game!(hosted_games);
+
+/// Every game kind this server lists (`GET /v1/kinds`, `ListKinds`) and
+/// documents (the OpenAPI document): [`HOSTED`] but the test-only games.
+pub static KINDS: &[Kind] = HOSTED.split_at(LISTED).0;
 
 /// The kind entry of engine `E`.
 fn kind_of<E: Engine>() -> &'static Kind {
@@ -351,10 +355,10 @@ fn kardinal_bounds(options: &Value) -> Result<(), CreateError> {
     })
 }
 
-/// The kind named `id`.
+/// The kind named `id`, listed or test-only.
 #[must_use]
 pub fn kind(id: &str) -> Option<&'static Kind> {
-    KINDS.iter().find(|k| k.id == id)
+    HOSTED.iter().find(|k| k.id == id)
 }
 
 /// A freshly set-up game.

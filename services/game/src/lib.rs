@@ -12,6 +12,7 @@ pub mod bot;
 pub mod clock;
 mod error;
 pub mod export;
+pub mod games;
 pub mod kinds;
 mod metrics;
 pub mod quota;
@@ -28,6 +29,7 @@ pub mod transparency;
 pub mod webhook;
 
 pub use error::ServiceError;
+pub use games::engines;
 pub use service::{
     BotSettings, Clock, DEFAULT_MAX_LIVE_GAMES, DEFAULT_SEAT_RATE, DEFAULT_THINK_MS, GameId, GameService, LogInfo, LogSettings,
     MAX_IMPORT_BYTES, MAX_IMPORT_RECORDS, MAX_LIST_SCAN, MAX_NAME_CHARS, MAX_OPTIONS_BYTES, MAX_PAGE, MAX_REQUEST_ID, SystemClock,

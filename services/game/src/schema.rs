@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use ludo_engine::Engine;
 use utoipa::openapi::schema::{OneOfBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
@@ -23,14 +24,27 @@ fn collect<T: ToSchema>(schemas: &mut Schemas) {
     T::schemas(schemas);
 }
 
+/// One schema of the listed games' own `part` (`Options`, `Move` …) each:
+/// the test-only games are documented nowhere (see [`crate::games`]).
 macro_rules! any_of_kinds {
-    ($(#[doc = $doc:literal])* $name:ident, $label:literal, $($ty:ty),+ $(,)?) => {
+    ($(#[doc = $doc:literal])* $name:ident, $label:literal, $part:ident, $([$game:ty, $listed:literal])*) => {
         $(#[doc = $doc])*
         pub struct $name;
 
+        impl $name {
+            /// The listed games' schemas of this part: each one's name, and
+            /// how to collect it with the schemas it refers to.
+            fn parts() -> impl Iterator<Item = (Cow<'static, str>, fn(&mut Schemas))> {
+                let parts: Vec<(bool, fn() -> Cow<'static, str>, fn(&mut Schemas))> =
+                    vec![$(($listed, <<$game as Engine>::$part as ToSchema>::name, collect::<<$game as Engine>::$part>)),*];
+                parts.into_iter().filter(|(listed, _, _)| *listed).map(|(_, name, collect)| (name(), collect))
+            }
+        }
+
         impl PartialSchema for $name {
             fn schema() -> RefOr<Schema> {
-                one_of(concat!($($doc, " ",)*), &[$(<$ty as ToSchema>::name()),+])
+                let names: Vec<_> = Self::parts().map(|(name, _)| name).collect();
+                one_of(concat!($($doc, " ",)*), &names)
             }
         }
 
@@ -40,28 +54,37 @@ macro_rules! any_of_kinds {
             }
 
             fn schemas(schemas: &mut Schemas) {
-                $(collect::<$ty>(schemas);)+
+                for (_, collect) in Self::parts() {
+                    collect(schemas);
+                }
             }
         }
     };
 }
 
-any_of_kinds!(
-    /// Options of a new game, in its kind's shape (see `GET /v1/kinds`).
-    GameOptions, "GameOptions", ludo_cardinal::Options, ludo_kardinal::Options, ludo_battle13::Options
-);
-any_of_kinds!(
-    /// A move, in the game kind's shape: exactly what the legal-moves endpoint lists.
-    GameMove, "GameMove", ludo_cardinal::Move, ludo_kardinal::Move, ludo_battle13::Move
-);
-any_of_kinds!(
-    /// The game-specific state as the caller may see it, in the game kind's shape.
-    GameView, "GameView", ludo_cardinal::View, ludo_kardinal::View, ludo_battle13::View
-);
-any_of_kinds!(
-    /// Something a record did (automatic steps included), in the game kind's shape.
-    GameEffect, "GameEffect", ludo_cardinal::Effect, ludo_kardinal::Effect, ludo_battle13::Effect
-);
+/// The four unions, from the one list of games.
+macro_rules! game_schemas {
+    ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
+        any_of_kinds!(
+            /// Options of a new game, in its kind's shape (see `GET /v1/kinds`).
+            GameOptions, "GameOptions", Options, $([$krate::Game, $listed])*
+        );
+        any_of_kinds!(
+            /// A move, in the game kind's shape: exactly what the legal-moves endpoint lists.
+            GameMove, "GameMove", Move, $([$krate::Game, $listed])*
+        );
+        any_of_kinds!(
+            /// The game-specific state as the caller may see it, in the game kind's shape.
+            GameView, "GameView", View, $([$krate::Game, $listed])*
+        );
+        any_of_kinds!(
+            /// Something a record did (automatic steps included), in the game kind's shape.
+            GameEffect, "GameEffect", Effect, $([$krate::Game, $listed])*
+        );
+    };
+}
+
+crate::for_each_game!(game_schemas);
 
 /// A player's name: 1 to 40 visible characters (no control, format,
 /// separator or private-use characters), not blank.

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::Args;
 use ludo_bots::{Bot, Budget, Level, Playable};
-use ludo_engine::{InfoSet, Seat};
+use ludo_engine::{Engine, InfoSet, Seat};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -164,12 +164,15 @@ where
 }
 
 fn choose_for(kind: &str, bot: &mut Bot, seat: Seat, info: &Value) -> Result<Option<Value>, String> {
-    match kind {
-        "cardinal" => choose::<ludo_cardinal::Game>(bot, seat, info),
-        "kardinal" => choose::<ludo_kardinal::Game>(bot, seat, info),
-        "battle13" => choose::<ludo_battle13::Game>(bot, seat, info),
-        other => Err(format!("this ludo has no bot for games of kind `{other}`")),
+    macro_rules! by_kind {
+        ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
+            match kind {
+                $(kind if kind == <ludo_game::engines::$krate::Game as Engine>::KIND => choose::<ludo_game::engines::$krate::Game>(bot, seat, info),)*
+                other => Err(format!("this ludo has no bot for games of kind `{other}`")),
+            }
+        };
     }
+    ludo_game::for_each_game!(by_kind)
 }
 
 /// Plays the seat to the end of the game.

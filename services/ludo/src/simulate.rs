@@ -18,14 +18,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ludo_bots::{Bot, Budget, Level, Playable, play_out};
-use ludo_engine::{Outcome, Seed, Setup, Status};
+use ludo_engine::{Engine, Outcome, Seed, Setup, Status};
 
 /// A game's length is bounded: a bug may not loop forever.
 const MAX_MOVES: usize = 20_000;
 
 #[derive(clap::Args)]
 pub struct SimulateArgs {
-    /// The game: cardinal, kardinal or battle13.
+    /// The game: its kind's id (cardinal, kardinal, battle13 …; see `GET /v1/kinds`).
     #[arg(long)]
     game: String,
     /// Seats at the table (default: the fewest the game takes).
@@ -73,7 +73,7 @@ struct Played {
 
 /// Runs the tournament and answers its report.
 pub fn run(args: &SimulateArgs) -> Result<String, String> {
-    let kind = ludo_game::kinds::kind(&args.game).ok_or_else(|| format!("unknown game `{}`: cardinal, kardinal or battle13", args.game))?;
+    let kind = ludo_game::kinds::kind(&args.game).ok_or_else(|| format!("unknown game `{}`: {}", args.game, known_kinds()))?;
     let players = args.players.unwrap_or(kind.min_players);
     if !(kind.min_players..=kind.max_players).contains(&players) {
         return Err(format!("{} takes {} to {} players, not {players}", kind.name, kind.min_players, kind.max_players));
@@ -124,6 +124,16 @@ pub fn run(args: &SimulateArgs) -> Result<String, String> {
     Ok(report(args, kind.name, players, &played, elapsed))
 }
 
+/// The listed kinds' ids: `cardinal, kardinal or battle13`.
+fn known_kinds() -> String {
+    let ids: Vec<&str> = ludo_game::kinds::KINDS.iter().map(|k| k.id).collect();
+    match ids.split_last() {
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 fn game_seed(run: u64, game: usize) -> Seed {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&run.to_le_bytes());
@@ -140,12 +150,15 @@ fn one_game(args: &SimulateArgs, players: usize, budget: Budget, game: usize) ->
         Some(dir) => served(&args.game, players, &mut bots, &dir.join(format!("game-{game}.ndjson")))?,
         None => {
             let seed = game_seed(args.seed, game);
-            match args.game.as_str() {
-                "cardinal" => direct::<ludo_cardinal::Game>(players, seed, &mut bots)?,
-                "kardinal" => direct::<ludo_kardinal::Game>(players, seed, &mut bots)?,
-                "battle13" => direct::<ludo_battle13::Game>(players, seed, &mut bots)?,
-                other => return Err(format!("no bots for `{other}`")),
+            macro_rules! by_kind {
+                ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
+                    match args.game.as_str() {
+                        $(kind if kind == <ludo_game::engines::$krate::Game as Engine>::KIND => direct::<ludo_game::engines::$krate::Game>(players, seed, &mut bots)?,)*
+                        other => return Err(format!("no bots for `{other}`")),
+                    }
+                };
             }
+            ludo_game::for_each_game!(by_kind)
         }
     };
     Ok(Played { levels, outcome, moves })

@@ -122,7 +122,9 @@ mod tests {
         let request = v1::CreateGameRequest {
             kind: "cardinal".into(),
             players: vec!["Ada".into(), "Brendan".into(), "Çelik".into()],
-            options: Some(v1::Options { game: Some(v1::options::Game::Cardinal(crate::cardinal::Options { first_seat: Some(2) })) }),
+            options: Some(v1::Options {
+                game: Some(v1::options::Game::Cardinal(crate::ludo::cardinal::v1::Options { first_seat: Some(2) })),
+            }),
             ..Default::default()
         };
         let mut prost = bytes::BytesMut::new();

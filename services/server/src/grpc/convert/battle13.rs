@@ -1,11 +1,13 @@
 //! Battle 13's engine types and proto messages, field for field.
 
 use ludo_battle13 as game;
-use ludo_proto::battle13 as pb;
+use ludo_proto::ludo::battle13::v1 as pb;
 use tonic::Status;
 
 use super::{seat, small};
 use crate::grpc::status::invalid;
+
+super::game_proto!();
 
 fn u(value: u8) -> u32 {
     u32::from(value)

@@ -1,11 +1,13 @@
 //! Cardinal's engine types and proto messages, field for field.
 
 use ludo_cardinal as game;
-use ludo_proto::cardinal as pb;
+use ludo_proto::ludo::cardinal::v1 as pb;
 use tonic::Status;
 
 use super::{seat, small};
 use crate::grpc::status::invalid;
+
+super::game_proto!();
 
 fn u(value: u8) -> u32 {
     u32::from(value)

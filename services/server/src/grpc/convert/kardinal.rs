@@ -1,11 +1,13 @@
 //! Kardinal & König's engine types and proto messages, field for field.
 
 use ludo_kardinal as game;
-use ludo_proto::kardinal as pb;
+use ludo_proto::ludo::kardinal::v1 as pb;
 use tonic::Status;
 
 use super::{seat, small};
 use crate::grpc::status::invalid;
+
+super::game_proto!();
 
 fn u(value: u8) -> u32 {
     u32::from(value)

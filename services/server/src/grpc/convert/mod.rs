@@ -1,7 +1,8 @@
 //! Between the registry's typed values and the proto messages, directly:
 //! no JSON on the way. Each game kind has its own module with the
-//! conversions of its messages; `proto_pairs!` joins them into the
-//! conversions of the registry's enums, one line per game.
+//! conversions of its messages (`GameProto`); `proto_pairs!` joins them
+//! into the conversions of the registry's enums, from the one list of
+//! games (`ludo_game::for_each_game!`).
 //!
 //! Local traits ([`ToProto`], [`FromProto`]) rather than `From`/`TryFrom`:
 //! both sides are other crates' types (the registry's enums in `ludo-game`,
@@ -12,7 +13,7 @@ mod battle13;
 mod cardinal;
 mod kardinal;
 
-use ludo_engine::Seat;
+use ludo_engine::{Engine, Seat};
 use ludo_game::Status as GameStatus;
 use ludo_game::kinds::{AnyEffect, AnyMove, AnyOptions, AnyView};
 use ludo_proto::v1 as pb;
@@ -38,15 +39,78 @@ pub trait FromProto<P>: Sized {
     fn from_proto(proto: P) -> Result<Self, Status>;
 }
 
-/// The conversions of the registry's enums, from each game's own: `Variant
-/// => module`, where the variant names the game in the registry and in the
-/// proto oneofs alike.
+/// A game's own proto messages and their conversions from and to its
+/// engine's types: each game's module implements it (with
+/// `game_proto!`), and `proto_pairs!` calls it per game.
+pub(crate) trait GameProto: Engine {
+    /// The game's `Options` message.
+    type OptionsMessage;
+    /// The game's `Move` message.
+    type MoveMessage;
+    /// The game's `View` message.
+    type ViewMessage;
+    /// The game's `Effect` message.
+    type EffectMessage;
+    /// Options from their message.
+    ///
+    /// # Errors
+    /// `invalid_input` naming the field out of range.
+    fn options_in(options: Self::OptionsMessage) -> Result<Self::Options, Status>;
+    /// Options as their message.
+    fn options_out(options: &Self::Options) -> Self::OptionsMessage;
+    /// A move from its message.
+    ///
+    /// # Errors
+    /// `invalid_input` naming the field missing or out of range.
+    fn move_in(mv: Self::MoveMessage) -> Result<Self::Move, Status>;
+    /// A move as its message.
+    fn move_out(mv: &Self::Move) -> Self::MoveMessage;
+    /// A view as its message.
+    fn view_out(view: &Self::View) -> Self::ViewMessage;
+    /// An effect as its message.
+    fn effect_out(effect: &Self::Effect) -> Self::EffectMessage;
+}
+
+/// Implements [`GameProto`] for the module's `game::Game` with its `pb`
+/// messages and its functions of the same names.
+macro_rules! game_proto {
+    () => {
+        impl super::GameProto for game::Game {
+            type OptionsMessage = pb::Options;
+            type MoveMessage = pb::Move;
+            type ViewMessage = pb::View;
+            type EffectMessage = pb::Effect;
+            fn options_in(options: pb::Options) -> Result<game::Options, Status> {
+                options_in(options)
+            }
+            fn options_out(options: &game::Options) -> pb::Options {
+                options_out(options)
+            }
+            fn move_in(mv: pb::Move) -> Result<game::Move, Status> {
+                move_in(mv)
+            }
+            fn move_out(mv: &game::Move) -> pb::Move {
+                move_out(mv)
+            }
+            fn view_out(view: &game::View) -> pb::View {
+                view_out(view)
+            }
+            fn effect_out(effect: &game::Effect) -> pb::Effect {
+                effect_out(effect)
+            }
+        }
+    };
+}
+use game_proto;
+
+/// The conversions of the registry's enums, from each game's own: the
+/// variant names the game in the registry and in the proto oneofs alike.
 macro_rules! proto_pairs {
-    ($($variant:ident => $module:ident),* $(,)?) => {
+    ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
         impl ToProto for AnyMove {
             type Proto = pb::Move;
             fn to_proto(&self) -> pb::Move {
-                let game = match self { $(AnyMove::$variant(mv) => pb::r#move::Game::$variant($module::move_out(mv)),)* };
+                let game = match self { $(AnyMove::$variant(mv) => pb::r#move::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::move_out(mv)),)* };
                 pb::Move { game: Some(game) }
             }
         }
@@ -55,7 +119,7 @@ macro_rules! proto_pairs {
             fn from_proto(mv: Option<pb::Move>) -> Result<Self, Status> {
                 match mv.and_then(|m| m.game) {
                     None => Err(invalid("move", "a move is required")),
-                    $(Some(pb::r#move::Game::$variant(mv)) => Ok(AnyMove::$variant($module::move_in(mv)?)),)*
+                    $(Some(pb::r#move::Game::$variant(mv)) => Ok(AnyMove::$variant(<ludo_game::engines::$krate::Game as GameProto>::move_in(mv)?)),)*
                 }
             }
         }
@@ -63,7 +127,7 @@ macro_rules! proto_pairs {
         impl ToProto for AnyView {
             type Proto = pb::View;
             fn to_proto(&self) -> pb::View {
-                let game = match self { $(AnyView::$variant(view) => pb::view::Game::$variant($module::view_out(view)),)* };
+                let game = match self { $(AnyView::$variant(view) => pb::view::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::view_out(view)),)* };
                 pb::View { game: Some(game) }
             }
         }
@@ -73,7 +137,7 @@ macro_rules! proto_pairs {
             /// A withheld effect shows nothing: an effect with no game.
             fn to_proto(&self) -> pb::Effect {
                 let game = match self {
-                    $(AnyEffect::$variant(effect) => Some(pb::effect::Game::$variant($module::effect_out(effect))),)*
+                    $(AnyEffect::$variant(effect) => Some(pb::effect::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::effect_out(effect))),)*
                     AnyEffect::Withheld => None,
                 };
                 pb::Effect { game }
@@ -83,7 +147,7 @@ macro_rules! proto_pairs {
         impl ToProto for AnyOptions {
             type Proto = pb::Options;
             fn to_proto(&self) -> pb::Options {
-                let game = match self { $(AnyOptions::$variant(options) => pb::options::Game::$variant($module::options_out(options)),)* };
+                let game = match self { $(AnyOptions::$variant(options) => pb::options::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::options_out(options)),)* };
                 pb::Options { game: Some(game) }
             }
         }
@@ -92,18 +156,22 @@ macro_rules! proto_pairs {
             fn from_proto(options: pb::Options) -> Result<Self, Status> {
                 match options.game {
                     None => Err(invalid("options", "options name no game")),
-                    $(Some(pb::options::Game::$variant(o)) => Ok(AnyOptions::$variant($module::options_in(o)?)),)*
+                    $(Some(pb::options::Game::$variant(o)) => Ok(AnyOptions::$variant(<ludo_game::engines::$krate::Game as GameProto>::options_in(o)?)),)*
                 }
+            }
+        }
+
+        /// The kind whose options `options` are (`None`: no game named).
+        fn options_kind(options: &pb::Options) -> Option<&'static str> {
+            match &options.game {
+                None => None,
+                $(Some(pb::options::Game::$variant(_)) => Some(<ludo_game::engines::$krate::Game as Engine>::KIND),)*
             }
         }
     };
 }
 
-proto_pairs! {
-    Cardinal => cardinal,
-    Kardinal => kardinal,
-    Battle13 => battle13,
-}
+ludo_game::for_each_game!(proto_pairs);
 
 /// A proto `uint32` that must fit the engine's `u8`.
 pub(crate) fn small(field: &str, value: u32) -> Result<u8, Status> {
@@ -123,12 +191,7 @@ pub(crate) fn seat(field: &str, value: u32) -> Result<Seat, Status> {
 /// `invalid_input` when the options are for another kind or malformed.
 pub fn options_in(kind: &str, options: Option<pb::Options>) -> Result<Option<serde_json::Value>, Status> {
     let Some(options) = options else { return Ok(None) };
-    let theirs = match &options.game {
-        None => return Ok(None),
-        Some(pb::options::Game::Cardinal(_)) => "cardinal",
-        Some(pb::options::Game::Kardinal(_)) => "kardinal",
-        Some(pb::options::Game::Battle13(_)) => "battle13",
-    };
+    let Some(theirs) = options_kind(&options) else { return Ok(None) };
     if theirs != kind {
         return Err(invalid("options", &format!("these options are not for a `{kind}` game")));
     }
@@ -221,7 +284,7 @@ pub fn status_out(status: &GameStatus) -> pb::Status {
 #[cfg(test)]
 mod tests {
     use ludo_engine::{Seed, Viewer};
-    use ludo_game::kinds::{AnyGame, KINDS};
+    use ludo_game::kinds::{AnyGame, HOSTED};
 
     use super::*;
 
@@ -236,7 +299,7 @@ mod tests {
     /// Plays `games` random games of every hosted kind at every seat count
     /// through the registry, handing each state, its moves and its effects to `check`.
     fn playouts(games: u64, mut check: impl FnMut(&AnyGame, &[AnyMove], &[AnyEffect])) {
-        for kind in KINDS {
+        for kind in HOSTED {
             for players in kind.min_players..=kind.max_players {
                 for g in 0..games {
                     let mut rng = 0x9E37_79B9_7F4A_7C15 ^ ((g + 1) * 7919 + players as u64);
@@ -269,12 +332,12 @@ mod tests {
 
     #[test]
     fn options_of_every_game_round_trip_through_proto() {
-        for kind in KINDS {
+        for kind in HOSTED {
             let json = kind.default_options().to_string();
             let options = AnyOptions::from_json(kind.id, &json).expect("a hosted kind").expect("default options parse");
             assert_eq!(AnyOptions::from_proto(options.to_proto()).map_err(|e| e.message().to_owned()), Ok(options.clone()), "{}", kind.id);
             assert_eq!(options_in(kind.id, Some(options.to_proto())).map_err(|e| e.message().to_owned()), Ok(Some(options.to_json())));
-            let other = KINDS.iter().find(|k| k.id != kind.id).unwrap();
+            let other = HOSTED.iter().find(|k| k.id != kind.id).unwrap();
             assert!(options_in(other.id, Some(options.to_proto())).is_err(), "{} options accepted for {}", kind.id, other.id);
         }
     }

@@ -1,8 +1,8 @@
 // Play (as a seat, token from the link's fragment) and watch (as a spectator), live.
 import { api, ApiError, follow, forgetAdmin, forgetToken, storedAdmin, storedToken, storeToken } from './api.js';
 import {
-  clockTime, clockWords, el, endedByForfeit, errorPanel, gamePath, genericMove, isOver, kindName, listJoin, openSeats, players, problemMeta,
-  problemText, resultText, scoreLine, seatLabel, seatName, seatProblem, statusText,
+  clockTime, clockWords, el, endedByForfeit, errorPanel, gamePath, gameWords, genericMove, isOver, kindName, listJoin, openSeats, players,
+  problemMeta, problemText, resultText, scoreLine, seatLabel, seatName, seatProblem, statusText,
 } from './words.js';
 
 const boardModules = new Map();
@@ -189,7 +189,7 @@ export async function show(app, { id, page }) {
     forgetAdmin(id);
   }));
   resign.addEventListener('click', () => ask(
-    game.seats.length > 2 && game.kind !== 'battle13' ? 'Resign? A bot plays your seat from now on, and you cannot take it back.'
+    game.seats.length > 2 && !gameWords(game.kind).camps ? 'Resign? A bot plays your seat from now on, and you cannot take it back.'
       : 'Resign? Your side loses the game; this cannot be undone.',
     'Yes, resign', () => api.seatAction(id, 'resign', token)));
 

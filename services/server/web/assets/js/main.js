@@ -1,5 +1,6 @@
 // The router: picks the page from location.pathname and shows it in #app.
-import { el, errorPanel, gamePath } from './words.js';
+import { api } from './api.js';
+import { el, errorPanel, gamePath, rememberKinds } from './words.js';
 
 const PAGES = {
   play: () => import('./game.js'),
@@ -41,6 +42,8 @@ async function start() {
   const app = document.getElementById('app');
   const { page, id } = route(location.pathname);
   gameNav(id, page);
+  // The kinds' names for every page's titles; without them a page shows the kind's id.
+  rememberKinds(await api.kinds().then((answer) => answer.kinds, () => []));
   try {
     if (page === 'lobby') {
       const mod = await import('./lobby.js');

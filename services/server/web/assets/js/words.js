@@ -1,14 +1,27 @@
 // Shared wording: seat names, statuses, results, problems and small DOM helpers.
 
-export const KIND_NAMES = { cardinal: 'Cardinal', kardinal: 'Kardinal & König', battle13: 'Battle 13' };
+/** The hosted kinds as `GET /v1/kinds` lists them (main.js remembers them before a page shows). */
+let knownKinds = [];
 
-/** What a final score is counted in, per kind. */
-const SCORE_UNITS = { battle13: ['crown', 'crowns'] };
-
-export function kindName(kind, kinds) {
-  const info = kinds && kinds.find((k) => k.kind === kind);
-  return (info && info.name) || KIND_NAMES[kind] || kind;
+export function rememberKinds(kinds) {
+  knownKinds = Array.isArray(kinds) ? kinds : [];
 }
+
+/** A kind's display name, from the server's list (its id when the list is not at hand). */
+export function kindName(kind, kinds) {
+  const info = [...(kinds || []), ...knownKinds].find((k) => k.kind === kind);
+  return (info && info.name) || kind;
+}
+
+/**
+ * The words that differ from game to game, keyed by kind: what a final
+ * score is counted in, and whether the seats play in camps (two sides, so
+ * resigning loses the game). A game not named here counts points, seat
+ * against seat.
+ */
+const GAME_WORDS = { battle13: { score: ['crown', 'crowns'], camps: true } };
+
+export const gameWords = (kind) => ({ score: ['point', 'points'], camps: false, ...GAME_WORDS[kind] });
 
 /** "Ann", "Ann and Bob", "Ann, Bob and Cid". */
 export function listJoin(items, last = 'and') {
@@ -39,7 +52,7 @@ export const players = (n) => `${n} player${n === 1 ? '' : 's'}`;
 export const isOver = (status) => !!status && (status.state === 'finished' || status.state === 'cancelled');
 
 export function points(n, kind) {
-  const [one, many] = SCORE_UNITS[kind] || ['point', 'points'];
+  const [one, many] = gameWords(kind).score;
   return `${n} ${n === 1 ? one : many}`;
 }
 
