@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use prost_types::field_descriptor_proto::{Label, Type};
+use prost_types::source_code_info::Location;
 use prost_types::{FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet};
 
 /// The envelope messages of `ludo.v1` whose `oneof game` holds one field
@@ -80,7 +81,8 @@ fn join_oneofs(descriptors: &mut FileDescriptorSet, name: &str, number: i32) -> 
         descriptors.file.iter_mut().find(|f| f.name() == "ludo/v1/ludo.proto").ok_or("ludo/v1/ludo.proto was not compiled")?;
     ludo.dependency.push(name.to_string());
     for message in PER_GAME {
-        let envelope = ludo.message_type.iter_mut().find(|m| m.name() == message).ok_or_else(|| format!("ludo.v1.{message} is missing"))?;
+        let index = ludo.message_type.iter().position(|m| m.name() == message).ok_or_else(|| format!("ludo.v1.{message} is missing"))?;
+        let envelope = &mut ludo.message_type[index];
         let oneof =
             envelope.oneof_decl.iter().position(|o| o.name() == "game").ok_or_else(|| format!("ludo.v1.{message} has no `oneof game`"))?;
         envelope.field.push(FieldDescriptorProto {
@@ -93,6 +95,14 @@ fn join_oneofs(descriptors: &mut FileDescriptorSet, name: &str, number: i32) -> 
             json_name: Some(kind.clone()),
             ..FieldDescriptorProto::default()
         });
+        // prost looks up each field's comments by its path in the file's
+        // (sorted) source locations: the new field needs one.
+        let path = vec![4, i32::try_from(index)?, 2, i32::try_from(envelope.field.len() - 1)?];
+        if let Some(info) = ludo.source_code_info.as_mut() {
+            let at = info.location.partition_point(|l| l.path < path);
+            let comment = format!(" {kind}: a test-only game (feature `test-game`), from {name}.\n");
+            info.location.insert(at, Location { path, span: vec![0, 0, 0], leading_comments: Some(comment), ..Location::default() });
+        }
     }
     Ok(())
 }
