@@ -55,6 +55,7 @@ macro_rules! for_each_game {
 macro_rules! __with_test_games {
     ($callback:ident; $($published:tt)*) => {
         $crate::__listed! { $callback; [$($published)*] [
+            Nim => ludo_nim, "Nim", serde_json::Map::new, no_bounds;
         ] }
     };
 }

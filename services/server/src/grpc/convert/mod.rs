@@ -12,6 +12,8 @@
 mod battle13;
 mod cardinal;
 mod kardinal;
+#[cfg(feature = "test-game")]
+mod nim;
 
 use ludo_engine::{Engine, Seat};
 use ludo_game::Status as GameStatus;
