@@ -25,6 +25,12 @@ pub(crate) struct OutcomeLabel {
     pub outcome: String,
 }
 
+/// A record's type (`move`, `seat_joined` …), as a label.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct RecordLabel {
+    pub record: String,
+}
+
 /// A server bot's move: its game kind and its level.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub(crate) struct BotLabel {
@@ -38,6 +44,7 @@ pub(crate) struct Metrics {
     /// A std mutex: locked only to register or encode.
     registry: std::sync::Mutex<Registry>,
     pub games_created: Family<KindLabel, Counter>,
+    pub records: Family<RecordLabel, Counter>,
     pub moves: Family<OutcomeLabel, Counter>,
     pub move_seconds: Histogram,
     pub live_games: Gauge,
@@ -57,6 +64,8 @@ impl Metrics {
         let mut registry = Registry::with_prefix("ludo");
         let games_created = Family::<KindLabel, Counter>::default();
         registry.register("games_created", "Games created, by kind", games_created.clone());
+        let records = Family::<RecordLabel, Counter>::default();
+        registry.register("records_committed", "Records this server committed to games' logs, by type (record 0 included)", records.clone());
         let moves = Family::<OutcomeLabel, Counter>::default();
         registry.register("moves", "Move submissions, by outcome (accepted, or the refusal's code)", moves.clone());
         // 100 µs to ~6.5 s: a durable move takes one shared flush.
@@ -103,6 +112,7 @@ impl Metrics {
         Metrics {
             registry: std::sync::Mutex::new(registry),
             games_created,
+            records,
             moves,
             move_seconds,
             live_games,

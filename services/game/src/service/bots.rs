@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use ludo_bots::{Bot, Budget};
 
 use super::submit::{Cached, Mover};
+use super::commit::{Committed, Heard, Subscriber};
 use super::*;
 use crate::api::{Answer, Autopilot, SetAutopilot};
 use crate::record::SeatBotRecord;
@@ -115,6 +116,20 @@ impl std::fmt::Debug for Bots {
 /// The first seat to move that a bot plays, with its bot.
 fn bot_turn(current: &Current) -> Option<(Seat, BotSeat)> {
     current.status.to_move().iter().find_map(|&seat| current.table.bot_for(seat).map(|bot| (seat, bot)))
+}
+
+/// Makes sure a task plays a game's bots when a record leaves a bot to move.
+pub(super) struct BotTurns;
+
+impl Subscriber for BotTurns {
+    fn name(&self) -> &'static str {
+        "bots"
+    }
+
+    fn committed<'a>(&'a self, service: &'a GameService, commit: &'a Committed) -> Heard<'a> {
+        service.wake_bots(commit.slot.meta.stream, &commit.now);
+        Box::pin(std::future::ready(()))
+    }
 }
 
 impl GameService {
@@ -219,7 +234,7 @@ impl GameService {
 
     /// After a change to a game: if a bot is to move in it, makes sure a
     /// task plays it (one task per game; a running one looks again).
-    fn wake_bots(&self, stream: StreamId, current: &Current) {
+    pub(super) fn wake_bots(&self, stream: StreamId, current: &Current) {
         if bot_turn(current).is_none() {
             return;
         }
@@ -352,7 +367,7 @@ impl GameService {
     /// moment, storage errors. Nothing is appended unless the answer is `Ok`.
     pub async fn set_autopilot(&self, id: &GameId, token: Option<&str>, request: SetAutopilot) -> Result<Autopilot, ServiceError> {
         // A hand-over appends a record, as a move does: limited alike.
-        let (slot, seat, mut writer) = self.writing(id, Mover::Token(token), Cached::IsLatest).await?;
+        let (slot, seat, writer) = self.writing(id, Mover::Token(token), Cached::IsLatest).await?;
         let current = slot.current();
         if current.status.is_finished() {
             return Err(match current.status {
@@ -364,10 +379,8 @@ impl GameService {
         if current.bot(seat) == bot && !current.table.seats().get(usize::from(seat.0)).is_some_and(|s| s.resigned) {
             return Ok(Autopilot { version: current.version, seat, bot });
         }
-        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatBot(SeatBotRecord { seat, bot })).await?;
-        drop(writer);
+        let now = self.commit_seat_record(&slot, writer, current, RecordBody::SeatBot(SeatBotRecord { seat, bot })).await?.now;
         tracing::info!(game = %slot.meta.id, %seat, bot = bot.map(|b| b.level.name()), "seat handed over");
-        self.wake(slot.meta.stream, &now);
         Ok(Autopilot { version: now.version, seat, bot })
     }
 }

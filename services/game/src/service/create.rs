@@ -189,10 +189,18 @@ impl GameService {
             receipt: tokio::sync::OnceCell::new(),
         });
         let slot = self.cache(stream, slot);
-        self.notify(&slot, None, &slot.current(), &at);
-        self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
         tracing::info!(game = %id, kind = kind.id, players = names.len(), open = lobby, "game created");
-        self.wake(stream, &slot.current());
+        let now = slot.current();
+        let created_record = super::commit::Committed {
+            slot: Arc::clone(&slot),
+            before: None,
+            now,
+            at,
+            record: "game_created",
+            effects: Vec::new(),
+            receipt: std::sync::OnceLock::new(),
+        };
+        self.dispatch(&created_record).await;
         // A token for each seat a person takes; none for a bot's seat, which
         // no token opens (its creator would read the bot's hand with it).
         let seats = credentials

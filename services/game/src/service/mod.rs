@@ -1,7 +1,9 @@
 //! The event-sourced game aggregate: decide, append, evolve.
 //!
 //! One module per concern: `create` (kinds, option defaults, new games),
-//! `submit` (the single writer, versions, request ids), `reads` (state,
+//! `submit` (the single writer, versions, request ids), `commit` (the one
+//! pipeline every record goes through, and its subscribers: `webhooks`,
+//! clocks, bots, metrics, the transparency log), `reads` (state,
 //! legal moves, log pages, steps, replays), `watch` (live streams),
 //! `tickets` (stream tickets), `transfer` (export, import), `listing`,
 //! `cache` (live games, loading, eviction), `bots` (bot seats, autopilot),
@@ -11,6 +13,7 @@
 mod bots;
 mod cache;
 mod clocks;
+mod commit;
 mod create;
 mod history;
 mod ids;
@@ -22,6 +25,7 @@ mod tickets;
 mod tlog;
 mod transfer;
 mod watch;
+mod webhooks;
 
 pub use bots::{BotSettings, DEFAULT_THINK_MS};
 pub use tickets::TICKET_LIFETIME;
@@ -49,10 +53,10 @@ use crate::bot::{BotMark, BotSeat};
 use crate::error::ServiceError;
 use crate::export;
 use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, ApplyError, CreateError, Kind};
-use crate::metrics::{KindLabel, Metrics};
+use crate::metrics::Metrics;
 use crate::quota::{Limiter, Rate};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
-use crate::replay::{Applied, ReplayError, Replayed, replay};
+use crate::replay::{ReplayError, Replayed, replay};
 use crate::secrets::{self, Secrets};
 use crate::status::Status;
 use crate::table::{Refusal, Table};
@@ -311,6 +315,8 @@ pub struct GameService {
     /// SHA-256 of the operator's token, which imports need; none: the
     /// server takes no import.
     operator_hash: Option<[u8; 32]>,
+    /// What hears each committed record (see `commit`).
+    subscribers: Vec<Box<dyn commit::Subscriber>>,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -414,6 +420,7 @@ impl GameService {
         let option_defaults = kinds::KINDS.iter().map(|k| (k.id, k.server_defaults())).collect();
         let (closing, _) = tokio::sync::watch::channel(false);
         let metrics = Arc::new(Metrics::new(Arc::clone(&store)));
+        let subscribers = commit::subscribers(Arc::clone(&metrics));
         let mut service = GameService {
             store,
             clock,
@@ -437,6 +444,7 @@ impl GameService {
             log_settings: LogSettings::default(),
             tlog: tokio::sync::OnceCell::new(),
             operator_hash: None,
+            subscribers,
         };
         service.share_default_options();
         service
@@ -483,25 +491,6 @@ impl GameService {
     /// are ignored). Without a sink, games' webhooks are not called.
     pub fn set_webhook_sink(&self, sink: Arc<dyn crate::webhook::WebhookSink>) {
         let _ = self.webhooks.set(sink);
-    }
-
-    /// Calls the game's webhook, if it has one, about the change from
-    /// `before` to `after` (a record made at `at`): it became someone's
-    /// turn, or the game ended. Never waits: the sink sends later.
-    fn notify(&self, slot: &Slot, before: Option<&Status>, after: &Current, at: &str) {
-        let (Some(hook), Some(sink)) = (&slot.meta.secrets.webhook, self.webhooks.get()) else { return };
-        let people = |seat: Seat| after.table.bot_for(seat).is_none();
-        for (event, seats) in crate::webhook::notices(before, &after.status, people) {
-            let notice = crate::webhook::Notice {
-                event,
-                game_id: slot.meta.id.clone(),
-                version: after.version,
-                seats,
-                status: after.status.clone(),
-                at: at.to_string(),
-            };
-            sink.deliver(crate::webhook::Delivery::of(hook, &notice));
-        }
     }
 
     /// Reads at most `scan` game summaries per listing request (at least 1;

@@ -372,7 +372,7 @@ async fn follow(
             let mut pending = parse_records(id, read(from - 1, None).await?)?.into_iter();
             let before = pending.next().ok_or_else(empty)?;
             let last_hash = before.hash_bytes().map_err(|reason| ServiceError::CorruptLog { game: id.into(), seq: before.seq, reason })?;
-            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), Table::clone(&table)), pending)
+            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), table), pending)
         }
     };
     loop {
