@@ -65,7 +65,11 @@ impl Metrics {
         let games_created = Family::<KindLabel, Counter>::default();
         registry.register("games_created", "Games created, by kind", games_created.clone());
         let records = Family::<RecordLabel, Counter>::default();
-        registry.register("records_committed", "Records this server committed to games' logs, by type (record 0 included)", records.clone());
+        registry.register(
+            "records_committed",
+            "Records this server committed to games' logs, by type (record 0 included)",
+            records.clone(),
+        );
         let moves = Family::<OutcomeLabel, Counter>::default();
         registry.register("moves", "Move submissions, by outcome (accepted, or the refusal's code)", moves.clone());
         // 100 µs to ~6.5 s: a durable move takes one shared flush.

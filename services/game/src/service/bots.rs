@@ -17,17 +17,30 @@
 //! writers: the store's version check lets one move in, the other's is a
 //! conflict it drops.
 
+use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Weak;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ludo_bots::{Bot, Budget};
+use ludo_engine::Seat;
+use ludo_storage::StreamId;
 
-use super::submit::{Cached, Mover};
-use super::commit::{Committed, Heard, Subscriber};
-use super::*;
-use crate::api::{Answer, Autopilot, SetAutopilot};
+use crate::api::{Answer, MoveAccepted, MoveInput, Submission};
+use crate::api::{Autopilot, SetAutopilot};
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::kinds::AnyMove;
+use crate::record::RecordBody;
 use crate::record::SeatBotRecord;
+use crate::status::Status;
+
+use super::commit::{Committed, Heard, Subscriber};
+use super::ids::{GameId, game_id};
+use super::listing::StoredSummary;
+use super::submit::{Cached, Mover};
+use super::{Current, GameService};
 
 /// How the server's bots play.
 #[derive(Clone, Copy, Debug)]

@@ -1,6 +1,18 @@
 //! The cache of live games: loading from the log, eviction of idle games.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use ludo_storage::StreamId;
+
+use crate::error::ServiceError;
+use crate::record::{MoveRecord, Record, RecordBody};
+use crate::replay::{ReplayError, Replayed, replay};
+use crate::secrets::Secrets;
+
+use super::ids::{GameId, game_id};
+use super::{Current, GameService, Slot, Writer, blocking, corrupt, parse_records};
 
 /// Forgets the least recently used games that no writer holds, down to 90%
 /// of `max` (so eviction is not paid on every insert), never `keep`, and

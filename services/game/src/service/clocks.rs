@@ -14,12 +14,22 @@
 //! conflicts are dropped.
 
 use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::sync::Weak;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use std::time::SystemTime;
+
+use ludo_storage::StreamId;
+
+use crate::bot::BotLevel;
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::record::RecordBody;
 
 use super::commit::{Committed, Heard, Subscriber};
-use super::*;
-use crate::bot::BotLevel;
+use super::ids::GameId;
+use super::{Current, GameService};
 
 /// The bot that makes a seat's move when its time ran out: it moves at once.
 const TIMEOUT_BOT: BotSeat = BotSeat { level: BotLevel::Greedy, think_ms: 0 };

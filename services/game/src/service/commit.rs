@@ -243,8 +243,7 @@ mod tests {
         let game = service.create(request).await.expect("created");
         let id: GameId = game.id.parse().expect("id");
         let invitation = game.invitations[1].code.clone();
-        let joined =
-            service.join(&id, JoinGame { name: "Bob".into(), invitation: Some(invitation), seat: None }).await.expect("joined");
+        let joined = service.join(&id, JoinGame { name: "Bob".into(), invitation: Some(invitation), seat: None }).await.expect("joined");
         let bob = service.reissue_token(&id, Some(&joined.token), joined.seat).await.expect("renewed").token;
         let ann = game.seats[0].token.clone();
         for _ in 0..4 {

@@ -1,6 +1,25 @@
 //! Creating games: kinds, option defaults and the checks on new games.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, RwLock};
+
+use ludo_engine::{Seat, Viewer};
+use ludo_storage::{AppendRequest, StreamId};
+use serde_json::Value;
+
+use crate::api::{CreateGame, CreatedGame, Invitation, KindInfo, SeatToken};
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::kinds::{AnyEffect, CreateError, Kind};
+use crate::record::{GENESIS, GameCreated, Record, RecordBody};
+use crate::secrets::Secrets;
+use crate::table::Table;
+use crate::{kinds, secrets};
+
+use super::ids::game_id;
+use super::listing::StoredSummary;
+use super::{Current, GameMeta, GameService, Slot, Writer, check_new_options, check_players, raw, timestamp};
 
 impl GameService {
     /// Recomputes, per kind, the default options games share.

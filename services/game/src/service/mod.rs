@@ -36,27 +36,23 @@ pub use transfer::{MAX_IMPORT_BYTES, MAX_IMPORT_RECORDS};
 pub use watch::{Watch, Watched};
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
 use ludo_engine::{MoveError, Seat, Viewer};
-use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
+use ludo_storage::{EventStore, StoreError, StreamId};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::api::{
-    Answer, CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, Invitation, KindInfo, LegalMoves, MoveAccepted, MoveInput,
-    SeatInfo, SeatToken, Step, StepPage, Submission,
-};
-use crate::bot::{BotMark, BotSeat};
+use crate::api::{Answer, Event, MoveAccepted, SeatInfo};
+use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::export;
-use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, ApplyError, CreateError, Kind};
+use crate::kinds::{self, AnyEffect, AnyGame, ApplyError, CreateError, Kind};
 use crate::metrics::Metrics;
 use crate::quota::{Limiter, Rate};
-use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
-use crate::replay::{ReplayError, Replayed, replay};
+use crate::record::{Record, RecordBody};
+use crate::replay::ReplayError;
 use crate::secrets::{self, Secrets};
 use crate::status::Status;
 use crate::table::{Refusal, Table};

@@ -9,12 +9,23 @@
 //! replay asks again for every stored record: the log says who sat where
 //! and when, and replays and verifies with it.
 
-use super::commit::{Committed, Proposal};
-use super::*;
+use std::sync::Arc;
+
+use ludo_engine::Seat;
+
 use crate::api::{JoinGame, JoinedSeat, ReissuedToken, SetSeatBot, TableChanged};
 use crate::bot::BotLevel;
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::record::RecordBody;
 use crate::record::{SeatBotRecord, SeatJoined};
+use crate::secrets;
+use crate::status::Status;
 use crate::table::TokenBy;
+
+use super::commit::{Committed, Proposal};
+use super::ids::GameId;
+use super::{Current, GameService, Slot, Writer, check_name, refusal, timestamp};
 
 /// Most seat records (joins, leaves, reissues, hand-overs) one game takes:
 /// far more than a table of people needs, and a bound on what repeated

@@ -1,8 +1,22 @@
 //! Submitting a move: the single writer per game, the expected-version
 //! check, request-id idempotency, and the append.
 
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use ludo_engine::Seat;
+use ludo_storage::{AppendRequest, StoreError, StreamId};
+
+use crate::api::{MoveAccepted, MoveInput, Submission};
+use crate::bot::{BotMark, BotSeat};
+use crate::error::ServiceError;
+use crate::record::{MoveRecord, Record, RecordBody};
+
 use super::commit::Proposal;
-use super::*;
+use super::ids::GameId;
+use super::listing::StoredSummary;
+use super::{GameService, Slot, Writer, answer, check_request_id, refusal, refused, timestamp};
 
 impl GameService {
     /// Submits a move for the token's seat.

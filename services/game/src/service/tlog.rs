@@ -38,13 +38,19 @@
 //! (`check_tree`). A tree found altered stops the log adding leaves.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
 
+use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
 use serde::{Deserialize, Serialize};
 use tlog_tiles::Hash;
 
-use super::commit::{Committed, Heard, Subscriber};
-use super::*;
+use crate::error::ServiceError;
 use crate::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash, stored_hash_index};
+
+use super::commit::{Committed, Heard, Subscriber};
+use super::ids::{GameId, game_id};
+use super::listing::StoredSummary;
+use super::{Current, GameService, Slot, blocking, timestamp};
 
 /// The log stream's id (the largest UUID).
 pub(super) const LOG_STREAM: StreamId = StreamId([0xff; 16]);
