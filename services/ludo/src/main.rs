@@ -366,8 +366,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             service.with_option_default("kardinal", "board", board).map_err(|e| format!("the board {} is refused: {e}", path.display()))?;
         tracing::info!(board = %path.display(), "Kardinal & König board loaded");
     }
-    service.register_collector(Box::new(heap::HeapStats));
     let service = Arc::new(service);
+    let metrics = ludo_server::Metrics::new(&service);
+    metrics.register_collector(Box::new(heap::HeapStats));
     // The transparency log is checked before the server listens: a stored
     // tree that disagrees with its last checkpoint stops it here.
     let log = service.open_log().await.map_err(|e| match e {
@@ -381,7 +382,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     config.connections.max_connections = limits::fit_descriptor_limit(config.connections.max_connections);
     let listener = limits::listen(args.listen).map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let shutdown = shutdown_signal()?;
-    ludo_server::run_with(listener, service, config, shutdown).await.map_err(|e| e.to_string())
+    ludo_server::run_measured(listener, service, config, metrics, shutdown).await.map_err(|e| e.to_string())
 }
 
 fn verify(args: &VerifyArgs) -> ExitCode {

@@ -497,22 +497,23 @@ impl GameService {
         self
     }
 
-    /// Adds a metric of the layers around the service (connections, rate
-    /// limits …) to those `metrics_text` encodes; `name` gets the `ludo_` prefix.
-    pub fn register_metric(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
-        self.metrics.register(name, help, metric);
+    /// Registers the service's metrics (and its store's counters) in
+    /// `registry`: the server's, which encodes them at `/metrics` beside
+    /// its own (connections, rate limits, webhook calls …).
+    pub fn register_metrics(&self, registry: &mut prometheus_client::registry::Registry) {
+        self.metrics.register(registry);
+        registry.register_collector(Box::new(watch::WatchedGames(Arc::clone(&self.doorbells))));
     }
 
-    /// Adds a collector read at each scrape (the binary's allocator figures …).
-    pub fn register_collector(&self, collector: Box<dyn prometheus_client::collector::Collector>) {
-        self.metrics.register_collector(collector);
-    }
-
-    /// The service's metrics in the OpenMetrics text format.
+    /// The service's metrics alone, in the OpenMetrics text format (for
+    /// tools and tests; a server encodes them beside its own).
     #[must_use]
     pub fn metrics_text(&self) -> String {
-        self.metrics.watched_games.set(self.doorbells.len() as i64);
-        self.metrics.encode()
+        let mut registry = prometheus_client::registry::Registry::with_prefix("ludo");
+        self.register_metrics(&mut registry);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).expect("writing to a String cannot fail");
+        text
     }
 
     /// Whether the service can take moves now: not while it shuts down, nor

@@ -59,6 +59,23 @@ pub enum Watch {
     Over(StreamEnd),
 }
 
+/// Games with at least one live stream open, counted at each scrape.
+pub(super) struct WatchedGames(pub(super) Arc<Doorbells>);
+
+impl std::fmt::Debug for WatchedGames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WatchedGames")
+    }
+}
+
+impl prometheus_client::collector::Collector for WatchedGames {
+    fn encode(&self, mut encoder: prometheus_client::encoding::DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        use prometheus_client::encoding::EncodeMetric;
+        let gauge = prometheus_client::metrics::gauge::ConstGauge::new(i64::try_from(self.0.len()).unwrap_or(i64::MAX));
+        gauge.encode(encoder.encode_descriptor("watched_games", "Games with at least one live stream open", None, gauge.metric_type())?)
+    }
+}
+
 /// The doorbells of the games being watched, and the dispatcher ringing them.
 #[derive(Debug, Default)]
 pub(super) struct Doorbells {
