@@ -7,7 +7,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError};
 
 use super::{Durability, SledOptions, SledStore};
 use crate::contract::{AppendRequest, EventStore, StoreError};
-use crate::key::{RecordKey, StreamId};
+use crate::key::{FeedKey, RecordKey, StreamId};
 
 /// Where the writer can be held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,11 +213,14 @@ fn readers_never_see_records_before_they_are_durable() {
     let create = store.append(AppendRequest::create(new, vec![record(new, 0)], Some(b"new".to_vec())));
     drop(drain);
     held.reached();
-    // Written to sled, not flushed: in the tree, invisible through the store.
+    // Written to sled, not flushed: in the feed (records by stream come
+    // after the flush), invisible through the store.
     let handles = store.shared.handles.read().expect("lock").clone().expect("open");
-    assert!(handles.records.contains_key(RecordKey::new(old, 1).to_bytes()).expect("tree"));
-    assert!(handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
+    assert!(handles.feed.contains_key(FeedKey(2).to_bytes()).expect("tree"), "the group is in the feed at its first position");
+    assert!(!handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
     drop(handles);
+    assert_eq!(store.feed_head(), Ok(1));
+    assert_eq!(store.read_feed_blocking(0, 10).expect("feed").len(), 1);
     assert_eq!(store.next_seq(old), Ok(1));
     assert_eq!(store.read_blocking(old, 0, None).expect("read").len(), 1);
     assert_eq!(store.next_seq(new), Ok(0));
@@ -235,6 +238,7 @@ fn readers_never_see_records_before_they_are_durable() {
     assert_eq!(store.list_streams(None, 10), Ok(vec![old, new]));
     assert_eq!(notices.try_recv().expect("notice").stream, old);
     assert_eq!(notices.try_recv().expect("notice").stream, new);
+    assert_eq!(store.feed_head(), Ok(3));
 }
 
 #[test]
