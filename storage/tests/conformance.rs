@@ -1014,3 +1014,80 @@ mod postgres_batches {
         assert_eq!(store.next_seq(stream(5)), Ok(1));
     }
 }
+
+/// What only PostgreSQL does: a schema from before the feed is migrated,
+/// and leases hold across servers (stores) sharing the database.
+mod postgres_feed {
+    use super::*;
+
+    fn connect(url: &str) -> PgStore {
+        PgStore::connect(url, &PgOptions { pool_size: 4, ..PgOptions::default() }).expect("connect")
+    }
+
+    #[test]
+    fn a_schema_from_before_the_feed_gets_positions_on_connect() {
+        let Some(cluster) = Cluster::shared() else { return };
+        let url = cluster.new_database("feed_upgrade");
+        // Schema version 1, as a build from before the feed left it, with
+        // records written out of id order.
+        let mut sql = format!(
+            "{} CREATE TABLE ludo_schema (version integer NOT NULL); INSERT INTO ludo_schema VALUES (1);",
+            ludo_storage::MIGRATIONS[0]
+        );
+        for (n, len) in [(7_u32, 2_u64), (3, 3), (5, 1)] {
+            let id = stream(n);
+            sql.push_str(&format!("INSERT INTO ludo_streams (stream, next_seq) VALUES ('\\x{id}', {len});"));
+            for seq in 0..len {
+                let bytes: String = record(id, seq).iter().map(|b| format!("{b:02x}")).collect();
+                sql.push_str(&format!("INSERT INTO ludo_records (stream, seq, bytes) VALUES ('\\x{id}', {seq}, '\\x{bytes}');"));
+            }
+        }
+        cluster.psql("feed_upgrade", &sql);
+        let store = connect(&url);
+        assert_eq!(cluster.psql("feed_upgrade", "SELECT version FROM ludo_schema").trim(), ludo_storage::schema_version().to_string());
+        assert_eq!(store.feed_head(), Ok(6));
+        let feed = store.read_feed_blocking(0, 100).expect("feed");
+        let expected: Vec<(StreamId, u64)> =
+            [(3, 3), (5, 1), (7, 2)].iter().flat_map(|(n, len)| (0..*len).map(move |seq| (stream(*n), seq))).collect();
+        assert_eq!(feed.iter().map(|e| (e.stream, e.seq)).collect::<Vec<_>>(), expected, "stream id then seq order");
+        assert_eq!(feed.iter().map(|e| e.position).collect::<Vec<_>>(), (1..=6).collect::<Vec<_>>());
+        assert!(feed.iter().all(|e| e.bytes == record(e.stream, e.seq)));
+        let id = stream(5);
+        assert_eq!(store.append(AppendRequest::at(id, 1, records(id, 1, 3))).wait().expect("append").first_position, 7);
+        drop(store);
+        // Connecting again migrates nothing more.
+        let again = connect(&url);
+        assert_eq!(again.feed_head(), Ok(8));
+        assert_eq!(again.read_feed_blocking(0, 6).expect("feed"), feed);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lease_is_held_against_another_server_until_dropped() {
+        let Some(cluster) = Cluster::shared() else { return };
+        let url = cluster.new_database("feed_leases");
+        let (one, two) = (connect(&url), connect(&url));
+        let lease = one.projection_lease("ratings").await.expect("lease").expect("granted");
+        assert!(lease.is_held());
+        assert!(two.projection_lease("ratings").await.expect("lease").is_none(), "the other server is refused");
+        assert!(one.projection_lease("ratings").await.expect("lease").is_none(), "and so is this one, again");
+        let other = two.projection_lease("standings").await.expect("lease");
+        assert!(other.is_some(), "another projection is leased apart");
+        drop(lease);
+        let taken = suite::lease_soon(&two, "ratings").await;
+        assert!(taken.is_held());
+        assert!(one.projection_lease("ratings").await.expect("lease").is_none());
+        // A lost connection is a lost lease: ending the backend that holds
+        // it shows, and lets the other server take it.
+        cluster.psql(
+            "feed_leases",
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while taken.is_held() || other.as_ref().is_some_and(ludo_storage::ProjectionLease::is_held) {
+            assert!(std::time::Instant::now() < deadline, "the lost leases still say they are held");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let back = suite::lease_soon(&one, "ratings").await;
+        assert!(back.is_held());
+    }
+}
