@@ -8,7 +8,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::key::StreamId;
-use crate::projection::{ProjectionCommit, ProjectionLease};
+use crate::projection::{ProjectionCommit, ProjectionLease, ProjectionRow};
 
 /// Capacity of the notice channel behind [`EventStore::subscribe`]. A
 /// subscriber that falls further behind gets
@@ -497,14 +497,14 @@ pub trait EventStore: Send + Sync + 'static {
     ///
     /// # Errors
     /// As [`projection_get`](EventStore::projection_get).
-    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<(Vec<u8>, Vec<u8>)>>;
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>>;
 
     /// [`projection_scan`](EventStore::projection_scan) for callers outside
     /// an async runtime.
     ///
     /// # Errors
     /// As [`projection_scan`](EventStore::projection_scan).
-    fn projection_scan_blocking(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn projection_scan_blocking(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
         block_on(self.projection_scan(name, after, limit))
     }
 

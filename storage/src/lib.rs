@@ -39,6 +39,6 @@ pub use memory::MemoryStore;
 pub use postgres::{MIGRATIONS, NOTIFY_CHANNEL, POLL_WHILE_LISTENING, PgOptions, PgStore, schema_version};
 pub use projection::{
     MAX_PROJECTION_KEY, MAX_PROJECTION_NAME, MAX_PROJECTION_PUTS, MAX_PROJECTION_SCAN, MAX_PROJECTION_VALUE, ProjectionCommit,
-    ProjectionLease, validate_name as validate_projection_name,
+    ProjectionLease, ProjectionRow, validate_name as validate_projection_name,
 };
 pub use sled_store::{Durability, RECOVERY_INTERVAL, SledOptions, SledStore};

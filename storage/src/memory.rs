@@ -11,7 +11,9 @@ use crate::contract::{
     StoredRecord, StreamSummary, closed_receiver,
 };
 use crate::key::StreamId;
-use crate::projection::{LocalLeases, MAX_PROJECTION_SCAN, ProjectionCommit, ProjectionLease, conflict, validate_key, validate_name};
+use crate::projection::{
+    LocalLeases, MAX_PROJECTION_SCAN, ProjectionCommit, ProjectionLease, ProjectionRow, conflict, validate_key, validate_name,
+};
 
 /// An event store held in memory. Appends are applied and acknowledged at
 /// once (each is its own "group"; nothing is ever flushed).
@@ -147,7 +149,7 @@ impl MemoryStore {
         Ok(())
     }
 
-    fn projection_scan_now(&self, name: &str, after: Option<&[u8]>, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn projection_scan_now(&self, name: &str, after: Option<&[u8]>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
         validate_name(name)?;
         if let Some(after) = after {
             validate_key(name, after)?;
@@ -266,7 +268,7 @@ impl EventStore for MemoryStore {
         Box::pin(std::future::ready(got))
     }
 
-    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<(Vec<u8>, Vec<u8>)>> {
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>> {
         Box::pin(std::future::ready(self.projection_scan_now(name, after.as_deref(), limit)))
     }
 

@@ -29,6 +29,9 @@ pub const MAX_PROJECTION_PUTS: usize = 10_000;
 /// Most rows one scan returns, whatever the limit asked.
 pub const MAX_PROJECTION_SCAN: usize = 10_000;
 
+/// A projection's row: its key and its value.
+pub type ProjectionRow = (Vec<u8>, Vec<u8>);
+
 /// One atomic step of a projection: check the stored checkpoint, write or
 /// delete rows, move the checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]

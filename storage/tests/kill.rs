@@ -65,9 +65,9 @@ fn project(store: &dyn EventStore, runtime: &tokio::runtime::Runtime, page: usiz
     let Some(last) = entries.last().map(|e| e.position) else { return Ok(0) };
     let mut counts: HashMap<Vec<u8>, u64> = HashMap::new();
     for key in entries.iter().map(|e| e.stream.0.to_vec()).chain([TOTAL.to_vec()]) {
-        if !counts.contains_key(&key) {
-            let stored = count_of(runtime.block_on(store.projection_get(PROJECTION, &key))?);
-            counts.insert(key, stored);
+        if let std::collections::hash_map::Entry::Vacant(slot) = counts.entry(key) {
+            let stored = count_of(runtime.block_on(store.projection_get(PROJECTION, slot.key()))?);
+            slot.insert(stored);
         }
     }
     for entry in &entries {
@@ -257,7 +257,8 @@ fn check_after_kill(store: &dyn EventStore, round: u32, acked_total: &HashMap<u3
         }
         counts
     };
-    let (checkpoint, total, by_stream) = counted(store);
+    let (at_kill, total, by_stream) = counted(store);
+    let checkpoint = at_kill;
     assert!(checkpoint <= head);
     assert_eq!(total, checkpoint, "round {round}: the projection applied a record twice or skipped one");
     assert_eq!(by_stream, in_feed_up_to(checkpoint), "round {round}: the projection's counts by stream");
@@ -272,7 +273,7 @@ fn check_after_kill(store: &dyn EventStore, round: u32, acked_total: &HashMap<u3
     let (checkpoint, total, by_stream) = counted(store);
     assert_eq!((checkpoint, total), (head, head), "round {round}: the resumed projection");
     assert_eq!(by_stream, in_feed_up_to(head));
-    println!("round {round}: acknowledged {acked_total:?}, feed head {head}, projection resumed at {checkpoint}");
+    println!("round {round}: acknowledged {acked_total:?}, feed head {head}, projection found at {at_kill}, resumed to {checkpoint}");
 }
 
 /// Three rounds of run, kill, check: a different number of

@@ -88,7 +88,7 @@ use crate::contract::{
     StreamSummary, closed_receiver,
 };
 use crate::key::StreamId;
-use crate::projection::{Hold, ProjectionCommit, ProjectionLease, validate_key, validate_name};
+use crate::projection::{Hold, ProjectionCommit, ProjectionLease, ProjectionRow, validate_key, validate_name};
 
 mod batch;
 mod feed;
@@ -840,7 +840,7 @@ impl EventStore for PgStore {
         self.spawn_checked(validate_name(&name).and_then(|()| validate_key(&name, &key)), |db| Box::pin(projection::get(db, name, key)))
     }
 
-    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<(Vec<u8>, Vec<u8>)>> {
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>> {
         let name = name.to_string();
         let valid = validate_name(&name).and_then(|()| after.as_deref().map_or(Ok(()), |after| validate_key(&name, after)));
         self.spawn_checked(valid, |db| Box::pin(projection::scan(db, name, after, limit)))

@@ -14,7 +14,7 @@ use tokio_postgres::types::ToSql;
 
 use super::{Db, backend, seq_out};
 use crate::contract::StoreError;
-use crate::projection::{MAX_PROJECTION_SCAN, ProjectionCommit, conflict};
+use crate::projection::{MAX_PROJECTION_SCAN, ProjectionCommit, ProjectionRow, conflict};
 
 fn checkpoint_in(checkpoint: u64) -> i64 {
     // `ProjectionCommit::validate` refused checkpoints beyond bigint.
@@ -91,7 +91,7 @@ pub(super) async fn get(db: Db, name: String, key: Vec<u8>) -> Result<Option<Vec
     Ok(row.map(|row| row.get(0)))
 }
 
-pub(super) async fn scan(db: Db, name: String, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+pub(super) async fn scan(db: Db, name: String, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
     let limit = i64::try_from(limit.min(MAX_PROJECTION_SCAN)).unwrap_or(0);
     if limit == 0 {
         return Ok(Vec::new());

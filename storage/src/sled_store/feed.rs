@@ -16,7 +16,8 @@
 //! already holds them. The `derived` mark (tree `meta`) says up to which
 //! position that derivation is known to be durable; it is written only for
 //! groups whose derived writes were followed by a completed flush, so it
-//! never runs ahead. Opening (and reopening after a failed write) derives
+//! never runs ahead, and only every few thousand positions, so it costs no
+//! write per group. Opening (and reopening after a failed write) derives
 //! again every group after it ([`repair`]); inserting what is already there
 //! is harmless.
 //!

@@ -56,7 +56,7 @@ use crate::contract::{
     StoredRecord, StreamSummary, closed_receiver,
 };
 use crate::key::{RecordKey, StreamId};
-use crate::projection::{LocalLeases, ProjectionCommit, ProjectionLease, validate_name};
+use crate::projection::{LocalLeases, ProjectionCommit, ProjectionLease, ProjectionRow, validate_name};
 use writer::{Done, Job, Writer};
 
 /// What an acknowledged append survives.
@@ -667,12 +667,12 @@ impl EventStore for SledStore {
         off_the_workers(move || shared.projection_get(&name, &key))
     }
 
-    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<(Vec<u8>, Vec<u8>)>> {
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>> {
         let (shared, name) = (Arc::clone(&self.shared), name.to_string());
         off_the_workers(move || shared.projection_scan(&name, after.as_deref(), limit))
     }
 
-    fn projection_scan_blocking(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn projection_scan_blocking(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
         self.shared.projection_scan(name, after.as_deref(), limit)
     }
 

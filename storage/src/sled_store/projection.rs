@@ -23,7 +23,7 @@ use sled::transaction::{ConflictableTransactionError, TransactionError};
 use super::{Handles, Shared, backend};
 use crate::contract::StoreError;
 use crate::key::ProjectionRowKey;
-use crate::projection::{MAX_PROJECTION_SCAN, ProjectionCommit, conflict, validate_key, validate_name};
+use crate::projection::{MAX_PROJECTION_SCAN, ProjectionCommit, ProjectionRow, conflict, validate_key, validate_name};
 
 /// A decided change, written by the group's transaction in queue order.
 pub(super) enum Change {
@@ -149,7 +149,7 @@ impl Shared {
         })
     }
 
-    pub(super) fn projection_scan(&self, name: &str, after: Option<&[u8]>, limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    pub(super) fn projection_scan(&self, name: &str, after: Option<&[u8]>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
         validate_name(name)?;
         if let Some(after) = after {
             validate_key(name, after)?;

@@ -36,6 +36,9 @@ const MAX_GROUP_APPENDS: usize = 1024;
 /// group of its own).
 const MAX_GROUP_BYTES: usize = 8 << 20;
 
+/// How far the derived mark may lag the derived records (see `feed`).
+const MARK_EVERY: u64 = 4096;
+
 /// Where an append's answer goes.
 type Reply = oneshot::Sender<Result<Appended, StoreError>>;
 
@@ -488,14 +491,17 @@ impl Writer {
         for (stream, value) in described {
             handles.summaries.insert(stream.0, value).map_err(|e| backend("writing a summary", e))?;
         }
+        // The mark moves every `MARK_EVERY` positions, not every group: one
+        // write fewer per group, and an open derives at most that many
+        // records again.
         let mark = self.positions.derived_durable;
-        if mark > self.positions.marked {
+        if mark >= self.positions.marked + MARK_EVERY {
             feed::set_derived_mark(handles, mark)?;
         }
         if !changes.is_empty() {
             projection::write(handles, changes)?;
         }
-        self.positions.marking = mark;
+        self.positions.marking = if mark >= self.positions.marked + MARK_EVERY { mark } else { self.positions.marked };
         Ok(())
     }
 
