@@ -14,6 +14,7 @@ mod error;
 pub mod export;
 pub mod kinds;
 mod metrics;
+pub mod projection;
 pub mod quota;
 pub mod record;
 pub mod replay;

@@ -17,7 +17,7 @@ mod commit;
 mod create;
 mod history;
 mod ids;
-mod listing;
+pub(crate) mod listing;
 mod reads;
 mod seats;
 mod submit;
@@ -533,6 +533,18 @@ impl GameService {
     #[must_use]
     pub fn is_closed(&self) -> bool {
         matches!(self.store.health(), Err(StoreError::Closed))
+    }
+
+    /// The store the service commits to (the projections fold its feed).
+    #[must_use]
+    pub fn store(&self) -> Arc<dyn EventStore> {
+        Arc::clone(&self.store)
+    }
+
+    /// Turns true when the service begins to shut down.
+    #[must_use]
+    pub fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 
     /// Ends every live stream: the first step of a graceful shutdown, taken
