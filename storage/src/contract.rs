@@ -8,6 +8,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::key::StreamId;
+use crate::projection::{ProjectionCommit, ProjectionLease, ProjectionRow};
 
 /// Capacity of the notice channel behind [`EventStore::subscribe`]. A
 /// subscriber that falls further behind gets
@@ -112,7 +113,7 @@ impl AppendRequest {
 }
 
 /// Notice broadcast after records are durable: `stream` now holds
-/// `first_seq..next_seq` more.
+/// `first_seq..next_seq` more, at feed positions `first_position..`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Appended {
     /// The stream appended to.
@@ -121,6 +122,35 @@ pub struct Appended {
     pub first_seq: u64,
     /// The stream's next seq after the append (= its record count).
     pub next_seq: u64,
+    /// Feed position of the first appended record; the others follow it
+    /// (`first_position + (seq - first_seq)`), since an append's records
+    /// take consecutive positions. 0 for an append of no record (a summary
+    /// alone), which takes none.
+    pub first_position: u64,
+}
+
+/// Most entries one [`EventStore::read_feed`] returns, whatever the limit
+/// asked.
+pub const MAX_FEED_PAGE: usize = 10_000;
+
+/// One record of the global feed (the `$all` stream): every record of every
+/// stream, at its position.
+///
+/// Positions start at 1 and are dense: the feed holds `1..=head` (see
+/// [`EventStore::feed_head`]). A record's position is assigned in the same
+/// atomic write as the record (a crash leaves neither without the other)
+/// and in commit order, so a reader that has seen position `p` never later
+/// finds a record at a position `<= p` appear.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeedEntry {
+    /// Position in the feed, from 1.
+    pub position: u64,
+    /// The record's stream.
+    pub stream: StreamId,
+    /// The record's seq in its stream.
+    pub seq: u64,
+    /// The record as appended.
+    pub bytes: Vec<u8>,
 }
 
 /// A stream in a listing, with its summary.
@@ -151,9 +181,23 @@ pub enum StoreError {
         actual_next: u64,
     },
     /// The request itself is malformed (empty batch, sealed data on a
-    /// non-creating append …). Nothing was written.
-    #[error("invalid append: {0}")]
+    /// non-creating append, a bad projection name or an oversized row …).
+    /// Nothing was written.
+    #[error("invalid request: {0}")]
     Invalid(String),
+    /// A projection commit's compare-and-set failed: the stored checkpoint
+    /// is not the one the committer read (another runner advanced or reset
+    /// the projection meanwhile). Nothing was written; reload and go on
+    /// from `actual`.
+    #[error("projection {name}: the commit expected checkpoint {expected:?}, but {actual:?} is stored")]
+    ProjectionConflict {
+        /// The projection.
+        name: String,
+        /// The checkpoint the commit expected (`None`: never committed).
+        expected: Option<u64>,
+        /// The stored checkpoint.
+        actual: Option<u64>,
+    },
     /// The storage backend failed (sled or I/O error, corrupt data). For an
     /// append the outcome is unknown: the records were not acknowledged but
     /// may be found in the stream later (once the store has recovered, or
@@ -217,27 +261,38 @@ impl PendingAppend {
     /// # Errors
     /// Whatever the store answered: [`StoreError::Conflict`],
     /// [`StoreError::Invalid`], [`StoreError::Backend`], [`StoreError::Closed`].
-    pub fn wait(mut self) -> Result<Appended, StoreError> {
-        // A minimal block_on: the waker unparks this thread; spurious
-        // wake-ups just poll again. (tokio's `blocking_recv` would panic when
-        // called from a runtime thread; this never panics.)
-        struct Unpark(std::thread::Thread);
-        impl Wake for Unpark {
-            fn wake(self: Arc<Self>) {
-                self.0.unpark();
-            }
-            fn wake_by_ref(self: &Arc<Self>) {
-                self.0.unpark();
-            }
+    pub fn wait(self) -> Result<Appended, StoreError> {
+        block_on(self)
+    }
+}
+
+/// Runs `future` to completion on the calling thread (the `*_blocking`
+/// calls of the contract, for callers outside an async runtime).
+///
+/// A minimal `block_on`: the waker unparks this thread; spurious wake-ups
+/// just poll again. (tokio's `blocking_recv` or `Handle::block_on` would
+/// panic when called from a runtime thread; this never panics.) The
+/// futures of the stores do their work elsewhere (a writer thread, a
+/// blocking pool, the PostgreSQL runtime) or are ready at once, so nothing
+/// needs this thread to drive them.
+pub(crate) fn block_on<T>(future: impl Future<Output = T>) -> T {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
         }
-        let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
-        let mut cx = Context::from_waker(&waker);
-        loop {
-            if let Poll::Ready(result) = Pin::new(&mut self).poll(&mut cx) {
-                return result;
-            }
-            std::thread::park();
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
         }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(result) = future.as_mut().poll(&mut cx) {
+            return result;
+        }
+        std::thread::park();
     }
 }
 
@@ -265,9 +320,14 @@ pub type StoreFuture<T> = std::pin::Pin<Box<dyn Future<Output = Result<T, StoreE
 ///
 /// Readers only see acknowledged (durable) records: a record becomes visible
 /// to [`read`](EventStore::read), [`next_seq`](EventStore::next_seq),
-/// [`list_streams`](EventStore::list_streams) and
-/// [`sealed`](EventStore::sealed) no later than its append resolves and its
-/// notice is sent, and never before it is durable.
+/// [`list_streams`](EventStore::list_streams),
+/// [`sealed`](EventStore::sealed) and [`read_feed`](EventStore::read_feed)
+/// no later than its append resolves and its notice is sent, and never
+/// before it is durable.
+///
+/// Besides the streams, a store keeps the global feed (every record at a
+/// position, see [`FeedEntry`]) and the state of projections built from it
+/// (see [`ProjectionCommit`]).
 pub trait EventStore: Send + Sync + 'static {
     /// Queues an append; never blocks on I/O. Resolves only after its records
     /// are durable (or with the reason they were refused).
@@ -360,6 +420,127 @@ pub trait EventStore: Send + Sync + 'static {
     /// As [`sealed`](EventStore::sealed).
     fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError>;
 
+    /// The global feed: every record with a position `> after`, in position
+    /// order, at most `limit` (and at most [`MAX_FEED_PAGE`]). Only durable
+    /// records, as [`read`](EventStore::read); since positions are assigned
+    /// in commit order, a page never skips a position that shows up later:
+    /// reading on from the last position seen misses nothing and sees
+    /// nothing twice. Async, as [`read`](EventStore::read).
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] (including corrupt data), [`StoreError::Closed`].
+    fn read_feed(&self, after: u64, limit: usize) -> StoreFuture<Vec<FeedEntry>>;
+
+    /// [`read_feed`](EventStore::read_feed) for callers outside an async
+    /// runtime.
+    ///
+    /// # Errors
+    /// As [`read_feed`](EventStore::read_feed).
+    fn read_feed_blocking(&self, after: u64, limit: usize) -> Result<Vec<FeedEntry>, StoreError>;
+
+    /// The highest durable feed position (0: no record yet): the feed holds
+    /// exactly `1..=feed_head()`.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`], [`StoreError::Closed`].
+    fn feed_head(&self) -> Result<u64, StoreError>;
+
+    /// The stored checkpoint of projection `name` (`None`: it never
+    /// committed, or was reset).
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad name, [`StoreError::Backend`],
+    /// [`StoreError::Closed`].
+    fn projection_load(&self, name: &str) -> StoreFuture<Option<u64>>;
+
+    /// [`projection_load`](EventStore::projection_load) for callers outside
+    /// an async runtime (an offline tool).
+    ///
+    /// # Errors
+    /// As [`projection_load`](EventStore::projection_load).
+    fn projection_load_blocking(&self, name: &str) -> Result<Option<u64>, StoreError> {
+        block_on(self.projection_load(name))
+    }
+
+    /// Applies one step of a projection atomically: if its stored
+    /// checkpoint is `commit.expected`, writes and deletes `commit.puts` and
+    /// stores `commit.checkpoint`; otherwise changes nothing. Resolves once
+    /// the step is durable.
+    ///
+    /// # Errors
+    /// [`StoreError::ProjectionConflict`] when the stored checkpoint is
+    /// another; [`StoreError::Invalid`] for a commit out of bounds (see
+    /// [`ProjectionCommit::validate`]); [`StoreError::Unavailable`],
+    /// [`StoreError::Backend`] (the outcome is then unknown: load the
+    /// checkpoint again), [`StoreError::Closed`].
+    fn projection_commit(&self, commit: ProjectionCommit) -> StoreFuture<()>;
+
+    /// [`projection_commit`](EventStore::projection_commit) for callers
+    /// outside an async runtime.
+    ///
+    /// # Errors
+    /// As [`projection_commit`](EventStore::projection_commit).
+    fn projection_commit_blocking(&self, commit: ProjectionCommit) -> Result<(), StoreError> {
+        block_on(self.projection_commit(commit))
+    }
+
+    /// One row of projection `name` (`None`: no such row).
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad name or key, [`StoreError::Backend`],
+    /// [`StoreError::Closed`].
+    fn projection_get(&self, name: &str, key: &[u8]) -> StoreFuture<Option<Vec<u8>>>;
+
+    /// Rows of projection `name` with keys strictly after `after` (`None`:
+    /// from the first), in key (byte) order, at most `limit` (and at most
+    /// [`MAX_PROJECTION_SCAN`](crate::MAX_PROJECTION_SCAN)).
+    ///
+    /// # Errors
+    /// As [`projection_get`](EventStore::projection_get).
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>>;
+
+    /// [`projection_scan`](EventStore::projection_scan) for callers outside
+    /// an async runtime.
+    ///
+    /// # Errors
+    /// As [`projection_scan`](EventStore::projection_scan).
+    fn projection_scan_blocking(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
+        block_on(self.projection_scan(name, after, limit))
+    }
+
+    /// Deletes every row and the checkpoint of projection `name`,
+    /// atomically (to rebuild it from the start of the feed). Resolves once
+    /// durable; resetting a projection that does not exist is no error.
+    ///
+    /// # Errors
+    /// As [`projection_commit`](EventStore::projection_commit), without the
+    /// conflict.
+    fn projection_reset(&self, name: &str) -> StoreFuture<()>;
+
+    /// [`projection_reset`](EventStore::projection_reset) for callers
+    /// outside an async runtime.
+    ///
+    /// # Errors
+    /// As [`projection_reset`](EventStore::projection_reset).
+    fn projection_reset_blocking(&self, name: &str) -> Result<(), StoreError> {
+        block_on(self.projection_reset(name))
+    }
+
+    /// Every projection with a stored checkpoint, by name.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`], [`StoreError::Closed`].
+    fn projection_names(&self) -> Result<Vec<(String, u64)>, StoreError>;
+
+    /// The right to advance projection `name`, or `None` while someone else
+    /// holds it (another task of this process; on PostgreSQL, another
+    /// server too). Released when the [`ProjectionLease`] is dropped.
+    ///
+    /// # Errors
+    /// [`StoreError::Invalid`] for a bad name, [`StoreError::Unavailable`]
+    /// (the database cannot be reached), [`StoreError::Closed`].
+    fn projection_lease(&self, name: &str) -> StoreFuture<Option<ProjectionLease>>;
+
     /// Receives a notice for every durable append of records, in append order
     /// (a summary-only append sends none). The
     /// channel ends (`RecvError::Closed`) when the store is closed; see
@@ -414,7 +595,7 @@ mod tests {
     async fn wait_does_not_panic_inside_a_runtime() {
         // tokio's own blocking_recv would panic here.
         let (reply, answer) = oneshot::channel();
-        let notice = Appended { stream: StreamId([1; 16]), first_seq: 0, next_seq: 1 };
+        let notice = Appended { stream: StreamId([1; 16]), first_seq: 0, next_seq: 1, first_position: 1 };
         let sent = notice.clone();
         let sender = std::thread::spawn(move || {
             std::thread::sleep(std::time::Duration::from_millis(20));

@@ -1,6 +1,12 @@
-//! Keys of the records tree: stream id ‖ big-endian seq (24 bytes), so that
-//! byte order (what sled sorts by) is log order: all records of a stream are
-//! adjacent, in seq order, and streams follow each other in id order.
+//! Keys of the sled trees, built so that byte order (what sled sorts by) is
+//! the order scans rely on:
+//! - records: stream id ‖ big-endian seq (24 bytes), so all records of a
+//!   stream are adjacent, in seq order, and streams follow each other in id
+//!   order ([`RecordKey`]);
+//! - the feed: a big-endian position (8 bytes), so byte order is feed order
+//!   ([`FeedKey`]);
+//! - projection rows: the name's length ‖ the name ‖ the row's key, so each
+//!   projection's rows are adjacent, in key order ([`ProjectionRowKey`]).
 
 use std::fmt;
 
@@ -83,6 +89,67 @@ impl RecordKey {
     }
 }
 
+/// Key of a feed entry: its position, big-endian (8 bytes), so byte order
+/// is position order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FeedKey(pub u64);
+
+impl FeedKey {
+    /// Length of an encoded key in bytes.
+    pub const LEN: usize = 8;
+
+    /// The 8 stored bytes.
+    #[must_use]
+    pub fn to_bytes(self) -> [u8; Self::LEN] {
+        self.0.to_be_bytes()
+    }
+
+    /// Decodes stored bytes; `None` unless they are exactly 8 bytes.
+    #[must_use]
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        Some(FeedKey(u64::from_be_bytes(bytes.try_into().ok()?)))
+    }
+}
+
+/// Key of a projection's row: the name's length (one byte; names are at
+/// most 64 bytes) ‖ the name ‖ the row's key. The length makes the prefix
+/// of one name never the prefix of another's, so a projection's rows are
+/// exactly the keys starting with [`ProjectionRowKey::prefix`], in the
+/// order of their row keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProjectionRowKey<'a> {
+    /// The projection (at most 255 bytes).
+    pub name: &'a str,
+    /// The row's key.
+    pub key: &'a [u8],
+}
+
+impl ProjectionRowKey<'_> {
+    /// The bytes every row key of projection `name` starts with.
+    #[must_use]
+    pub fn prefix(name: &str) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(1 + name.len());
+        bytes.push(u8::try_from(name.len()).unwrap_or(u8::MAX));
+        bytes.extend_from_slice(name.as_bytes());
+        bytes
+    }
+
+    /// The stored bytes.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut bytes = Self::prefix(self.name);
+        bytes.extend_from_slice(self.key);
+        bytes
+    }
+
+    /// The row's key in stored bytes of projection `name`; `None` if they
+    /// are not one of its rows.
+    #[must_use]
+    pub fn row_key<'b>(name: &str, bytes: &'b [u8]) -> Option<&'b [u8]> {
+        bytes.strip_prefix(Self::prefix(name).as_slice())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -103,7 +170,31 @@ mod tests {
         (stream_id(), seq()).prop_map(|(stream, seq)| RecordKey { stream, seq })
     }
 
+    fn projection_name() -> impl Strategy<Value = String> {
+        prop_oneof![Just("a".to_string()), Just("ab".to_string()), Just("b".to_string()), "[a-z0-9_-]{1,64}"]
+    }
+
     proptest! {
+        #[test]
+        fn feed_byte_order_is_position_order(a in seq(), b in seq()) {
+            prop_assert_eq!(FeedKey(a).to_bytes().cmp(&FeedKey(b).to_bytes()), a.cmp(&b));
+            prop_assert_eq!(FeedKey::from_bytes(&FeedKey(a).to_bytes()), Some(FeedKey(a)));
+        }
+
+        #[test]
+        fn projection_rows_sort_by_key_within_a_name_and_never_mix(
+            n1 in projection_name(), n2 in projection_name(),
+            k1 in proptest::collection::vec(any::<u8>(), 0..8), k2 in proptest::collection::vec(any::<u8>(), 0..8),
+        ) {
+            let (a, b) = (ProjectionRowKey { name: &n1, key: &k1 }.to_bytes(), ProjectionRowKey { name: &n2, key: &k2 }.to_bytes());
+            if n1 == n2 {
+                prop_assert_eq!(a.cmp(&b), k1.cmp(&k2));
+            }
+            // A row belongs to its own projection only.
+            prop_assert_eq!(ProjectionRowKey::row_key(&n1, &a), Some(k1.as_slice()));
+            prop_assert_eq!(ProjectionRowKey::row_key(&n2, &a).is_some(), n1 == n2);
+        }
+
         #[test]
         fn byte_order_is_stream_then_seq_order(a in record_key(), b in record_key()) {
             let log_order = (a.stream, a.seq).cmp(&(b.stream, b.seq));

@@ -9,6 +9,10 @@
 //! - [`PgStore`] keeps the streams in a PostgreSQL database that any number
 //!   of servers share.
 //! - [`MemoryStore`] has the same semantics without a disk, for tests.
+//! - Every store also keeps the global feed (every record at a dense
+//!   position in commit order, [`FeedEntry`]) and the state of projections
+//!   built from it ([`ProjectionCommit`], [`ProjectionLease`]); the checks
+//!   common to every backend live in `projection`.
 //!
 //! Keys are built in [`key`]: stream id ‖ big-endian seq, so sled's byte order
 //! is log order.
@@ -23,12 +27,18 @@ pub mod key;
 mod memory;
 mod pg_tls;
 mod postgres;
+mod projection;
 mod sled_store;
 
 pub use contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
+    AppendRequest, Appended, EventStore, FeedEntry, MAX_FEED_PAGE, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats,
+    StoredRecord, StreamSummary,
 };
-pub use key::{RecordKey, StreamId};
+pub use key::{FeedKey, ProjectionRowKey, RecordKey, StreamId};
 pub use memory::MemoryStore;
 pub use postgres::{MIGRATIONS, NOTIFY_CHANNEL, POLL_WHILE_LISTENING, PgOptions, PgStore, schema_version};
+pub use projection::{
+    MAX_PROJECTION_KEY, MAX_PROJECTION_NAME, MAX_PROJECTION_PUTS, MAX_PROJECTION_SCAN, MAX_PROJECTION_VALUE, ProjectionCommit,
+    ProjectionLease, ProjectionRow, validate_name as validate_projection_name,
+};
 pub use sled_store::{Durability, RECOVERY_INTERVAL, SledOptions, SledStore};

@@ -7,10 +7,13 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::broadcast;
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
-    closed_receiver,
+    AppendRequest, Appended, EventStore, FeedEntry, MAX_FEED_PAGE, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats,
+    StoredRecord, StreamSummary, closed_receiver,
 };
 use crate::key::StreamId;
+use crate::projection::{
+    LocalLeases, MAX_PROJECTION_SCAN, ProjectionCommit, ProjectionLease, ProjectionRow, conflict, validate_key, validate_name,
+};
 
 /// An event store held in memory. Appends are applied and acknowledged at
 /// once (each is its own "group"; nothing is ever flushed).
@@ -18,11 +21,15 @@ use crate::key::StreamId;
 pub struct MemoryStore {
     // std mutex, not tokio's: never held across an await.
     state: Mutex<State>,
+    leases: LocalLeases,
 }
 
 #[derive(Debug)]
 struct State {
     streams: BTreeMap<StreamId, Stream>,
+    /// The feed: position `p` is `feed[p - 1]`, a record of a stream.
+    feed: Vec<(StreamId, u64)>,
+    projections: BTreeMap<String, Projection>,
     /// `None` once closed.
     notices: Option<broadcast::Sender<Appended>>,
     stats: StoreStats,
@@ -36,6 +43,12 @@ struct Stream {
     summary: Option<(u64, Vec<u8>)>,
 }
 
+#[derive(Debug, Default)]
+struct Projection {
+    checkpoint: u64,
+    rows: BTreeMap<Vec<u8>, Vec<u8>>,
+}
+
 impl MemoryStore {
     /// An empty store.
     #[must_use]
@@ -43,9 +56,12 @@ impl MemoryStore {
         MemoryStore {
             state: Mutex::new(State {
                 streams: BTreeMap::new(),
+                feed: Vec::new(),
+                projections: BTreeMap::new(),
                 notices: Some(broadcast::channel(NOTICE_BUFFER).0),
                 stats: StoreStats::default(),
             }),
+            leases: LocalLeases::default(),
         }
     }
 
@@ -73,6 +89,9 @@ impl MemoryStore {
             return Err(StoreError::Conflict { stream: request.stream, expected_next: request.expected_next, actual_next });
         }
         let count = request.records.len() as u64;
+        // Positions follow append order: appends are applied under the lock.
+        let first_position = if count == 0 { 0 } else { state.feed.len() as u64 + 1 };
+        state.feed.extend((request.expected_next..next_after).map(|seq| (request.stream, seq)));
         let stream = state.streams.entry(request.stream).or_default();
         stream.records.extend(request.records);
         if request.sealed.is_some() {
@@ -81,7 +100,7 @@ impl MemoryStore {
         if let Some(summary) = request.summary {
             stream.summary = Some((next_after, summary));
         }
-        let notice = Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next_after };
+        let notice = Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next_after, first_position };
         if count == 0 {
             return Ok(notice); // a summary only: no records, no notice
         }
@@ -94,6 +113,61 @@ impl MemoryStore {
             let _ = notices.send(notice.clone());
         }
         Ok(notice)
+    }
+}
+
+impl MemoryStore {
+    fn read_feed_now(&self, after: u64, limit: usize) -> Result<Vec<FeedEntry>, StoreError> {
+        let state = self.open_state()?;
+        let Some(from) = usize::try_from(after).ok().filter(|from| *from < state.feed.len()) else { return Ok(Vec::new()) };
+        let page = state.feed.get(from..).unwrap_or_default().iter().take(limit.min(MAX_FEED_PAGE));
+        Ok((after + 1..)
+            .zip(page)
+            .map(|(position, (stream, seq))| {
+                let bytes =
+                    usize::try_from(*seq).ok().and_then(|seq| state.streams.get(stream)?.records.get(seq)).cloned().unwrap_or_default();
+                FeedEntry { position, stream: *stream, seq: *seq, bytes }
+            })
+            .collect())
+    }
+
+    fn projection_commit_now(&self, commit: &ProjectionCommit) -> Result<(), StoreError> {
+        commit.validate()?;
+        let mut state = self.open_state()?;
+        let actual = state.projections.get(&commit.name).map(|p| p.checkpoint);
+        if actual != commit.expected {
+            return Err(conflict(&commit.name, commit.expected, actual));
+        }
+        let projection = state.projections.entry(commit.name.clone()).or_default();
+        for (key, value) in commit.changes() {
+            match value {
+                Some(value) => projection.rows.insert(key.to_vec(), value.to_vec()),
+                None => projection.rows.remove(key),
+            };
+        }
+        projection.checkpoint = commit.checkpoint;
+        Ok(())
+    }
+
+    fn projection_scan_now(&self, name: &str, after: Option<&[u8]>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
+        validate_name(name)?;
+        if let Some(after) = after {
+            validate_key(name, after)?;
+        }
+        let state = self.open_state()?;
+        let Some(projection) = state.projections.get(name) else { return Ok(Vec::new()) };
+        let start = after.map_or(Bound::Unbounded, Bound::Excluded);
+        Ok(projection
+            .rows
+            .range::<[u8], _>((start, Bound::Unbounded))
+            .take(limit.min(MAX_PROJECTION_SCAN))
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect())
+    }
+
+    fn projection_load_now(&self, name: &str) -> Result<Option<u64>, StoreError> {
+        validate_name(name)?;
+        Ok(self.open_state()?.projections.get(name).map(|p| p.checkpoint))
     }
 }
 
@@ -163,6 +237,56 @@ impl EventStore for MemoryStore {
     fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         let state = self.open_state()?;
         Ok(state.streams.get(&stream).and_then(|s| s.sealed.clone()))
+    }
+
+    // Memory never blocks: every answer below is ready at once.
+
+    fn read_feed(&self, after: u64, limit: usize) -> StoreFuture<Vec<FeedEntry>> {
+        Box::pin(std::future::ready(self.read_feed_now(after, limit)))
+    }
+
+    fn read_feed_blocking(&self, after: u64, limit: usize) -> Result<Vec<FeedEntry>, StoreError> {
+        self.read_feed_now(after, limit)
+    }
+
+    fn feed_head(&self) -> Result<u64, StoreError> {
+        Ok(self.open_state()?.feed.len() as u64)
+    }
+
+    fn projection_load(&self, name: &str) -> StoreFuture<Option<u64>> {
+        Box::pin(std::future::ready(self.projection_load_now(name)))
+    }
+
+    fn projection_commit(&self, commit: ProjectionCommit) -> StoreFuture<()> {
+        Box::pin(std::future::ready(self.projection_commit_now(&commit)))
+    }
+
+    fn projection_get(&self, name: &str, key: &[u8]) -> StoreFuture<Option<Vec<u8>>> {
+        let got = validate_name(name)
+            .and_then(|()| validate_key(name, key))
+            .and_then(|()| Ok(self.open_state()?.projections.get(name).and_then(|p| p.rows.get(key)).cloned()));
+        Box::pin(std::future::ready(got))
+    }
+
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>> {
+        Box::pin(std::future::ready(self.projection_scan_now(name, after.as_deref(), limit)))
+    }
+
+    fn projection_reset(&self, name: &str) -> StoreFuture<()> {
+        let reset = validate_name(name).and_then(|()| {
+            self.open_state()?.projections.remove(name);
+            Ok(())
+        });
+        Box::pin(std::future::ready(reset))
+    }
+
+    fn projection_names(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        Ok(self.open_state()?.projections.iter().map(|(name, p)| (name.clone(), p.checkpoint)).collect())
+    }
+
+    fn projection_lease(&self, name: &str) -> StoreFuture<Option<ProjectionLease>> {
+        let lease = self.open_state().and_then(|_| self.leases.take(name));
+        Box::pin(std::future::ready(lease))
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Appended> {

@@ -5,8 +5,8 @@ mod common;
 use common::postgres::Cluster;
 use common::{record, records, stream};
 use ludo_storage::{
-    AppendRequest, Appended, Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore, StoreError, StreamId,
-    StreamSummary,
+    AppendRequest, Appended, Durability, EventStore, FeedEntry, MAX_PROJECTION_KEY, MAX_PROJECTION_PUTS, MAX_PROJECTION_VALUE, MemoryStore,
+    PgOptions, PgStore, ProjectionCommit, SledOptions, SledStore, StoreError, StreamId, StreamSummary,
 };
 
 /// A store under test, with what it lives in (dropped after it: fields
@@ -63,9 +63,9 @@ mod suite {
     pub fn append_and_read_ranges(store: &dyn EventStore) {
         let id = stream(1);
         let created = create(store, id, 3, None);
-        assert_eq!(created, Appended { stream: id, first_seq: 0, next_seq: 3 });
+        assert_eq!(created, Appended { stream: id, first_seq: 0, next_seq: 3, first_position: 1 });
         let grown = store.append(AppendRequest::at(id, 3, records(id, 3, 5))).wait().expect("append");
-        assert_eq!(grown, Appended { stream: id, first_seq: 3, next_seq: 5 });
+        assert_eq!(grown, Appended { stream: id, first_seq: 3, next_seq: 5, first_position: 4 });
         assert_eq!(store.next_seq(id), Ok(5));
 
         assert_eq!(seqs_and_bytes(store, id, 0, None), expected(id, 0, 5));
@@ -303,7 +303,7 @@ mod suite {
         // record and sends no notice …
         let mut notices = store.subscribe();
         let described = store.append(AppendRequest::describe(b, 2, b"b@2".to_vec())).wait();
-        assert_eq!(described, Ok(Appended { stream: b, first_seq: 2, next_seq: 2 }));
+        assert_eq!(described, Ok(Appended { stream: b, first_seq: 2, next_seq: 2, first_position: 0 }), "no record, no position");
         assert_eq!(store.next_seq(b), Ok(2));
         assert!(notices.try_recv().is_err(), "no record, no notice");
         assert_eq!(summaries(store)[1], (b, 2, Some(b"b@2".to_vec())));
@@ -416,7 +416,7 @@ mod suite {
         for (n, pending) in next {
             match pending.await {
                 Ok(appended) => {
-                    assert_eq!(appended, Appended { stream: stream(n), first_seq: 1, next_seq: 2 });
+                    assert_eq!((appended.stream, appended.first_seq, appended.next_seq), (stream(n), 1, 2));
                     won.insert(n, (record(stream(n), 1), Some(n.to_be_bytes().to_vec())));
                 }
                 Err(err) => assert_eq!(err, StoreError::Conflict { stream: stream(n), expected_next: 1, actual_next: 2 }, "stream {n}"),
@@ -425,7 +425,7 @@ mod suite {
         for (n, pending) in rivals {
             match pending.await {
                 Ok(appended) => {
-                    assert_eq!(appended, Appended { stream: stream(n), first_seq: 1, next_seq: 2 });
+                    assert_eq!((appended.stream, appended.first_seq, appended.next_seq), (stream(n), 1, 2));
                     assert!(won.insert(n, (b"rival".to_vec(), Some(b"rival".to_vec()))).is_none(), "stream {n}: both rivals won");
                 }
                 Err(err) => assert_eq!(err, StoreError::Conflict { stream: stream(n), expected_next: 1, actual_next: 2 }, "stream {n}"),
@@ -480,6 +480,313 @@ mod suite {
             let end = to.map_or(len, |to| to.min(len));
             assert_eq!(read, expected(id, from, end.max(from)), "{id} {from}..{to:?}");
         }
+    }
+
+    /// The whole feed, page by page.
+    fn whole_feed(store: &dyn EventStore, page: usize) -> Vec<FeedEntry> {
+        let mut all: Vec<FeedEntry> = Vec::new();
+        loop {
+            let after = all.last().map_or(0, |e| e.position);
+            let next = store.read_feed_blocking(after, page).expect("feed");
+            assert!(next.len() <= page);
+            if next.is_empty() {
+                return all;
+            }
+            all.extend(next);
+        }
+    }
+
+    /// Checks that `feed` is dense from 1, names each (stream, seq) once,
+    /// holds each stream's records in seq order with their bytes, and
+    /// places every acknowledged append where its notice said.
+    fn assert_dense_and_ordered(feed: &[FeedEntry], acked: &[Appended]) {
+        let mut next_seq = std::collections::HashMap::new();
+        for (expected, entry) in (1..).zip(feed) {
+            assert_eq!(entry.position, expected, "positions are dense from 1");
+            let next = next_seq.entry(entry.stream).or_insert(0);
+            assert_eq!(entry.seq, *next, "{}: seqs in order, each once", entry.stream);
+            *next += 1;
+            assert_eq!(entry.bytes, record(entry.stream, entry.seq), "the record's own bytes at {}", entry.position);
+        }
+        for appended in acked {
+            for (offset, seq) in (appended.first_seq..appended.next_seq).enumerate() {
+                let position = appended.first_position + offset as u64;
+                let entry = &feed[usize::try_from(position - 1).expect("small")];
+                assert_eq!((entry.stream, entry.seq), (appended.stream, seq), "the notice's position {position}");
+            }
+        }
+    }
+
+    pub fn the_feed_holds_every_record_once_in_commit_order(store: &dyn EventStore) {
+        assert_eq!(store.feed_head(), Ok(0));
+        assert_eq!(store.read_feed_blocking(0, 10), Ok(vec![]));
+        let mut notices = store.subscribe();
+        let (a, b) = (stream(1), stream(2));
+        let mut acked = vec![create(store, a, 3, None), create(store, b, 2, None)];
+        acked.push(store.append(AppendRequest::at(a, 3, records(a, 3, 5))).wait().expect("append"));
+        // Refused and summary-only appends take no position.
+        assert!(store.append(AppendRequest::at(a, 1, records(a, 1, 2))).wait().is_err());
+        let described = store.append(AppendRequest::describe(b, 2, b"b@2".to_vec())).wait().expect("describe");
+        assert_eq!(described.first_position, 0);
+        acked.push(store.append(AppendRequest::at(b, 2, records(b, 2, 3))).wait().expect("append"));
+        let positions: Vec<u64> = acked.iter().map(|a| a.first_position).collect();
+        assert_eq!(positions, vec![1, 4, 6, 8], "each append's records follow the previous append's");
+        assert_eq!(store.feed_head(), Ok(8));
+        let feed = whole_feed(store, 100);
+        let order: Vec<(StreamId, u64)> = feed.iter().map(|e| (e.stream, e.seq)).collect();
+        assert_eq!(order, vec![(a, 0), (a, 1), (a, 2), (b, 0), (b, 1), (a, 3), (a, 4), (b, 2)]);
+        assert_dense_and_ordered(&feed, &acked);
+        // Notices carry the same positions.
+        let heard: Vec<u64> = std::iter::from_fn(|| notices.try_recv().ok()).map(|n| n.first_position).collect();
+        assert_eq!(heard, positions);
+        // `after` and `limit`.
+        let page = store.read_feed_blocking(3, 2).expect("page");
+        assert_eq!(page.iter().map(|e| e.position).collect::<Vec<_>>(), vec![4, 5]);
+        assert_eq!(page, feed[3..5].to_vec());
+        assert_eq!(store.read_feed_blocking(7, 100).expect("tail"), feed[7..].to_vec());
+        assert_eq!(store.read_feed_blocking(8, 100), Ok(vec![]));
+        assert_eq!(store.read_feed_blocking(u64::MAX, 100), Ok(vec![]));
+        assert_eq!(store.read_feed_blocking(0, 0), Ok(vec![]));
+        assert_eq!(store.read_feed_blocking(0, usize::MAX).expect("any limit is bounded"), feed);
+        for page in [1, 3, 5] {
+            assert_eq!(whole_feed(store, page), feed, "pages of {page}");
+        }
+        store.close().expect("close");
+        assert_eq!(store.read_feed_blocking(0, 10), Err(StoreError::Closed));
+        assert_eq!(store.feed_head(), Err(StoreError::Closed));
+    }
+
+    /// A reader catches up from a checkpoint, then follows notices (as
+    /// doorbells) while appenders run: it sees every record exactly once,
+    /// in position order, and each notice's position matches the feed.
+    pub fn a_reader_from_a_checkpoint_then_live_sees_each_record_once(store: &dyn EventStore) {
+        // The reader awaits the async read, on a runtime of its own.
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+        for n in 0..3 {
+            create(store, stream(n), 2, None);
+        }
+        let mut notices = store.subscribe();
+        // The reader's checkpoint: what it had already applied.
+        let mut checkpoint = 4;
+        let mut seen: Vec<FeedEntry> = runtime.block_on(store.read_feed(0, 4)).expect("first page");
+        let acked = std::thread::scope(|scope| {
+            let appenders: Vec<_> = (0..3)
+                .map(|n| {
+                    scope.spawn(move || {
+                        let id = stream(n);
+                        (2..12)
+                            .map(|seq| store.append(AppendRequest::at(id, seq, records(id, seq, seq + 1))).wait().expect("append"))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let total = 6 + 3 * 10;
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            while seen.len() < total {
+                assert!(std::time::Instant::now() < deadline, "the reader stalled at {checkpoint}");
+                let page = runtime.block_on(store.read_feed(checkpoint, 7)).expect("page");
+                if page.is_empty() {
+                    // Nothing new: wait for a doorbell (or a short tick).
+                    if notices.try_recv().is_err() {
+                        std::thread::sleep(std::time::Duration::from_millis(1));
+                    }
+                    continue;
+                }
+                for entry in page {
+                    assert_eq!(entry.position, checkpoint + 1, "no gap, no repeat");
+                    checkpoint = entry.position;
+                    seen.push(entry);
+                }
+            }
+            appenders.into_iter().flat_map(|a| a.join().expect("appender")).collect::<Vec<_>>()
+        });
+        assert_eq!(seen, whole_feed(store, 1000), "what the reader saw is the feed");
+        assert_dense_and_ordered(&seen, &acked);
+    }
+
+    pub fn concurrent_appenders_make_a_dense_feed_in_each_streams_order(store: &dyn EventStore) {
+        let acked: Vec<Appended> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4)
+                .map(|n| {
+                    scope.spawn(move || {
+                        let id = stream(n);
+                        let mut next = 0;
+                        let mut acked = Vec::new();
+                        for round in 0..25 {
+                            let len = 1 + round % 3;
+                            let request = if next == 0 {
+                                AppendRequest::create(id, records(id, 0, len), None)
+                            } else {
+                                AppendRequest::at(id, next, records(id, next, next + len))
+                            };
+                            let appended = store.append(request).wait().expect("append");
+                            next = appended.next_seq;
+                            acked.push(appended);
+                        }
+                        acked
+                    })
+                })
+                .collect();
+            threads.into_iter().flat_map(|t| t.join().expect("appender")).collect()
+        });
+        let total: u64 = acked.iter().map(|a| a.next_seq - a.first_seq).sum();
+        assert_eq!(store.feed_head(), Ok(total));
+        let feed = whole_feed(store, 37);
+        assert_eq!(feed.len() as u64, total);
+        assert_dense_and_ordered(&feed, &acked);
+    }
+
+    fn commit(name: &str, expected: Option<u64>, checkpoint: u64, puts: &[(&[u8], Option<&[u8]>)]) -> ProjectionCommit {
+        ProjectionCommit {
+            name: name.into(),
+            expected,
+            checkpoint,
+            puts: puts.iter().map(|(k, v)| (k.to_vec(), v.map(<[u8]>::to_vec))).collect(),
+        }
+    }
+
+    pub async fn projection_commits_compare_and_set(store: &dyn EventStore) {
+        let name = "ratings";
+        assert_eq!(store.projection_load(name).await, Ok(None));
+        assert_eq!(store.projection_names(), Ok(vec![]));
+        store.projection_commit(commit(name, None, 5, &[(b"alice", Some(b"1500")), (b"bob", Some(b"1400"))])).await.expect("first");
+        assert_eq!(store.projection_load(name).await, Ok(Some(5)));
+        assert_eq!(store.projection_load_blocking(name), Ok(Some(5)));
+        // A stale or wrong expectation changes nothing.
+        let conflict = |expected| Err(StoreError::ProjectionConflict { name: name.into(), expected, actual: Some(5) });
+        assert_eq!(store.projection_commit(commit(name, None, 9, &[(b"alice", Some(b"0"))])).await, conflict(None));
+        assert_eq!(store.projection_commit(commit(name, Some(4), 9, &[(b"alice", Some(b"0"))])).await, conflict(Some(4)));
+        assert_eq!(store.projection_commit(commit(name, Some(6), 9, &[(b"alice", Some(b"0"))])).await, conflict(Some(6)));
+        assert_eq!(store.projection_get(name, b"alice").await, Ok(Some(b"1500".to_vec())));
+        assert_eq!(store.projection_load(name).await, Ok(Some(5)));
+        // The right one writes, deletes, and moves the checkpoint; of two
+        // puts of one key the later wins.
+        let step =
+            commit(name, Some(5), 8, &[(b"alice", Some(b"1510")), (b"bob", None), (b"carol", Some(b"x")), (b"carol", Some(b"1300"))]);
+        store.projection_commit_blocking(step).expect("second");
+        assert_eq!(store.projection_load(name).await, Ok(Some(8)));
+        assert_eq!(store.projection_get(name, b"alice").await, Ok(Some(b"1510".to_vec())));
+        assert_eq!(store.projection_get(name, b"bob").await, Ok(None));
+        assert_eq!(store.projection_get(name, b"carol").await, Ok(Some(b"1300".to_vec())));
+        // Racing committers of one step: exactly one wins.
+        let racing: Vec<_> = (0..4).map(|i| store.projection_commit(commit(name, Some(8), 9 + i, &[(b"alice", Some(b"r"))]))).collect();
+        let mut won = 0;
+        for pending in racing {
+            match pending.await {
+                Ok(()) => won += 1,
+                Err(StoreError::ProjectionConflict { actual: Some(9..=12), .. }) => {}
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(won, 1);
+        // Another projection is apart; names lists both with checkpoints.
+        store.projection_commit(commit("history", None, 2, &[(b"alice", Some(b"h"))])).await.expect("other");
+        assert_eq!(store.projection_get("history", b"bob").await, Ok(None));
+        let names = store.projection_names().expect("names");
+        assert_eq!(names.len(), 2);
+        assert_eq!(names[0], ("history".to_string(), 2));
+        assert_eq!(names[1].0, "ratings");
+        // A reset forgets rows and checkpoint, of that projection only.
+        store.projection_reset(name).await.expect("reset");
+        assert_eq!(store.projection_load(name).await, Ok(None));
+        assert_eq!(store.projection_get(name, b"alice").await, Ok(None));
+        assert_eq!(store.projection_scan(name, None, 10).await, Ok(vec![]));
+        assert_eq!(store.projection_names(), Ok(vec![("history".to_string(), 2)]));
+        assert_eq!(store.projection_get("history", b"alice").await, Ok(Some(b"h".to_vec())));
+        store.projection_reset_blocking("never-ran").expect("resetting nothing is fine");
+        // Rebuilt from the start.
+        assert!(matches!(
+            store.projection_commit(commit(name, Some(8), 1, &[])).await,
+            Err(StoreError::ProjectionConflict { actual: None, .. })
+        ));
+        store.projection_commit(commit(name, None, 1, &[(b"dave", Some(b"1"))])).await.expect("rebuild");
+        assert_eq!(store.projection_scan_blocking(name, None, 10), Ok(vec![(b"dave".to_vec(), b"1".to_vec())]));
+    }
+
+    pub async fn projection_scans_in_key_order_within_bounds(store: &dyn EventStore) {
+        let keys: Vec<Vec<u8>> =
+            vec![vec![], vec![0], vec![0, 0], vec![0, 1], vec![1], vec![1, 0xff], vec![0x7f], vec![0x80], vec![0xff], vec![0xff; 3]];
+        let mut shuffled = keys.clone();
+        shuffled.reverse();
+        shuffled.rotate_left(3);
+        let puts: Vec<(&[u8], Option<&[u8]>)> = shuffled.iter().map(|k| (k.as_slice(), Some(k.as_slice()))).collect();
+        store.projection_commit(commit("p", None, 1, &puts)).await.expect("commit");
+        // A neighbouring name ("p" + a byte) must not leak in.
+        store.projection_commit(commit("pa", None, 1, &[(b"", Some(b"pa")), (b"\x00", Some(b"pa"))])).await.expect("neighbour");
+        store.projection_commit(commit("o", None, 1, &[(b"\xff", Some(b"o"))])).await.expect("neighbour");
+        let all = store.projection_scan("p", None, 100).await.expect("scan");
+        assert_eq!(all, keys.iter().map(|k| (k.clone(), k.clone())).collect::<Vec<_>>());
+        for limit in [1, 3, 4] {
+            let mut paged = Vec::new();
+            let mut after = None;
+            loop {
+                let page = store.projection_scan("p", after.clone(), limit).await.expect("page");
+                assert!(page.len() <= limit);
+                let Some(last) = page.last() else { break };
+                after = Some(last.0.clone());
+                paged.extend(page);
+            }
+            assert_eq!(paged, all, "pages of {limit}");
+        }
+        // Strictly after a key that is not a row.
+        assert_eq!(store.projection_scan("p", Some(vec![0, 0, 0]), 2).await.expect("scan")[0].0, vec![0, 1]);
+        assert_eq!(store.projection_scan("p", Some(vec![0xff; 3]), 2).await, Ok(vec![]));
+        assert_eq!(store.projection_scan("p", None, 0).await, Ok(vec![]));
+        assert_eq!(store.projection_scan("p", None, usize::MAX).await.expect("bounded"), all);
+        assert_eq!(store.projection_scan("nothing", None, 10).await, Ok(vec![]));
+    }
+
+    pub async fn projection_names_keys_and_values_are_checked(store: &dyn EventStore) {
+        let invalid = |result: Result<(), StoreError>| assert!(matches!(result, Err(StoreError::Invalid(_))), "{result:?}");
+        for bad in ["", "Ratings", "a b", "a/b", &"x".repeat(65)] {
+            invalid(store.projection_load(bad).await.map(drop));
+            invalid(store.projection_load_blocking(bad).map(drop));
+            invalid(store.projection_commit(commit(bad, None, 1, &[])).await);
+            invalid(store.projection_get(bad, b"k").await.map(drop));
+            invalid(store.projection_scan(bad, None, 1).await.map(drop));
+            invalid(store.projection_reset(bad).await);
+            invalid(store.projection_lease(bad).await.map(drop));
+        }
+        let long_key = vec![7; MAX_PROJECTION_KEY + 1];
+        invalid(store.projection_commit(commit("p", None, 1, &[(&long_key, Some(b"v"))])).await);
+        invalid(store.projection_get("p", &long_key).await.map(drop));
+        invalid(store.projection_scan("p", Some(long_key), 1).await.map(drop));
+        let big = vec![7; MAX_PROJECTION_VALUE + 1];
+        invalid(store.projection_commit(commit("p", None, 1, &[(b"k", Some(&big))])).await);
+        let many: Vec<(&[u8], Option<&[u8]>)> = vec![(b"k", None); MAX_PROJECTION_PUTS + 1];
+        invalid(store.projection_commit(commit("p", None, 1, &many)).await);
+        // Nothing was written; the largest allowed commit goes through.
+        assert_eq!(store.projection_load("p").await, Ok(None));
+        let key = vec![7; MAX_PROJECTION_KEY];
+        let value = vec![8; MAX_PROJECTION_VALUE];
+        store.projection_commit(commit("p", None, 1, &[(&key, Some(&value))])).await.expect("at the bounds");
+        assert_eq!(store.projection_get("p", &key).await, Ok(Some(value)));
+    }
+
+    /// Retries a lease until granted (a PostgreSQL backend lets go of a
+    /// dropped lease's lock a moment later, when its connection ends).
+    pub async fn lease_soon(store: &dyn EventStore, name: &str) -> ludo_storage::ProjectionLease {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            if let Some(lease) = store.projection_lease(name).await.expect("lease") {
+                return lease;
+            }
+            assert!(std::time::Instant::now() < deadline, "{name}: the lease never came back");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn projection_leases_are_exclusive(store: &dyn EventStore) {
+        let first = store.projection_lease("ratings").await.expect("lease").expect("granted");
+        assert_eq!(first.name(), "ratings");
+        assert!(first.is_held());
+        assert!(store.projection_lease("ratings").await.expect("lease").is_none(), "a second lease on one projection is refused");
+        let other = store.projection_lease("history").await.expect("lease");
+        assert!(other.is_some(), "another projection has a lease of its own");
+        drop(first);
+        let again = lease_soon(store, "ratings").await;
+        assert!(again.is_held());
+        assert!(store.projection_lease("ratings").await.expect("lease").is_none());
     }
 
     pub async fn pending_appends_can_be_awaited(store: &dyn EventStore) {
@@ -572,6 +879,41 @@ macro_rules! conformance {
                 let Some(opened) = $open else { return };
                 suite::pending_appends_can_be_awaited(&*opened.store).await;
             }
+            #[test]
+            fn the_feed_holds_every_record_once_in_commit_order() {
+                let Some(opened) = $open else { return };
+                suite::the_feed_holds_every_record_once_in_commit_order(&*opened.store);
+            }
+            #[test]
+            fn a_reader_from_a_checkpoint_then_live_sees_each_record_once() {
+                let Some(opened) = $open else { return };
+                suite::a_reader_from_a_checkpoint_then_live_sees_each_record_once(&*opened.store);
+            }
+            #[test]
+            fn concurrent_appenders_make_a_dense_feed_in_each_streams_order() {
+                let Some(opened) = $open else { return };
+                suite::concurrent_appenders_make_a_dense_feed_in_each_streams_order(&*opened.store);
+            }
+            #[tokio::test]
+            async fn projection_commits_compare_and_set() {
+                let Some(opened) = $open else { return };
+                suite::projection_commits_compare_and_set(&*opened.store).await;
+            }
+            #[tokio::test]
+            async fn projection_scans_in_key_order_within_bounds() {
+                let Some(opened) = $open else { return };
+                suite::projection_scans_in_key_order_within_bounds(&*opened.store).await;
+            }
+            #[tokio::test]
+            async fn projection_names_keys_and_values_are_checked() {
+                let Some(opened) = $open else { return };
+                suite::projection_names_keys_and_values_are_checked(&*opened.store).await;
+            }
+            #[tokio::test]
+            async fn projection_leases_are_exclusive() {
+                let Some(opened) = $open else { return };
+                suite::projection_leases_are_exclusive(&*opened.store).await;
+            }
         }
     };
 }
@@ -648,8 +990,10 @@ mod postgres_batches {
         // Stream 5's row says one record, but a record 1 is there already
         // (written behind the store's back): moving the row and inserting
         // its record breaks the primary key, which fails the whole statement.
-        cluster
-            .psql("batches_refused", &format!("INSERT INTO ludo_records (stream, seq, bytes) VALUES ('\\x{}', 1, 'planted')", stream(5)));
+        cluster.psql(
+            "batches_refused",
+            &format!("INSERT INTO ludo_records (stream, seq, bytes, position) VALUES ('\\x{}', 1, 'planted', 1000000)", stream(5)),
+        );
         let before = store.stats();
         let pending: Vec<_> = (0..16).map(|n| (n, store.append(AppendRequest::at(stream(n), 1, records(stream(n), 1, 2))))).collect();
         for (n, p) in pending {
@@ -668,5 +1012,82 @@ mod postgres_batches {
             assert_eq!(read.iter().map(|r| r.bytes.clone()).collect::<Vec<_>>(), records(stream(n), 0, 2), "stream {n}");
         }
         assert_eq!(store.next_seq(stream(5)), Ok(1));
+    }
+}
+
+/// What only PostgreSQL does: a schema from before the feed is migrated,
+/// and leases hold across servers (stores) sharing the database.
+mod postgres_feed {
+    use super::*;
+
+    fn connect(url: &str) -> PgStore {
+        PgStore::connect(url, &PgOptions { pool_size: 4, ..PgOptions::default() }).expect("connect")
+    }
+
+    #[test]
+    fn a_schema_from_before_the_feed_gets_positions_on_connect() {
+        let Some(cluster) = Cluster::shared() else { return };
+        let url = cluster.new_database("feed_upgrade");
+        // Schema version 1, as a build from before the feed left it, with
+        // records written out of id order.
+        let mut sql = format!(
+            "{} CREATE TABLE ludo_schema (version integer NOT NULL); INSERT INTO ludo_schema VALUES (1);",
+            ludo_storage::MIGRATIONS[0]
+        );
+        for (n, len) in [(7_u32, 2_u64), (3, 3), (5, 1)] {
+            let id = stream(n);
+            sql.push_str(&format!("INSERT INTO ludo_streams (stream, next_seq) VALUES ('\\x{id}', {len});"));
+            for seq in 0..len {
+                let bytes: String = record(id, seq).iter().map(|b| format!("{b:02x}")).collect();
+                sql.push_str(&format!("INSERT INTO ludo_records (stream, seq, bytes) VALUES ('\\x{id}', {seq}, '\\x{bytes}');"));
+            }
+        }
+        cluster.psql("feed_upgrade", &sql);
+        let store = connect(&url);
+        assert_eq!(cluster.psql("feed_upgrade", "SELECT version FROM ludo_schema").trim(), ludo_storage::schema_version().to_string());
+        assert_eq!(store.feed_head(), Ok(6));
+        let feed = store.read_feed_blocking(0, 100).expect("feed");
+        let expected: Vec<(StreamId, u64)> =
+            [(3, 3), (5, 1), (7, 2)].iter().flat_map(|(n, len)| (0..*len).map(move |seq| (stream(*n), seq))).collect();
+        assert_eq!(feed.iter().map(|e| (e.stream, e.seq)).collect::<Vec<_>>(), expected, "stream id then seq order");
+        assert_eq!(feed.iter().map(|e| e.position).collect::<Vec<_>>(), (1..=6).collect::<Vec<_>>());
+        assert!(feed.iter().all(|e| e.bytes == record(e.stream, e.seq)));
+        let id = stream(5);
+        assert_eq!(store.append(AppendRequest::at(id, 1, records(id, 1, 3))).wait().expect("append").first_position, 7);
+        drop(store);
+        // Connecting again migrates nothing more.
+        let again = connect(&url);
+        assert_eq!(again.feed_head(), Ok(8));
+        assert_eq!(again.read_feed_blocking(0, 6).expect("feed"), feed);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lease_is_held_against_another_server_until_dropped() {
+        let Some(cluster) = Cluster::shared() else { return };
+        let url = cluster.new_database("feed_leases");
+        let (one, two) = (connect(&url), connect(&url));
+        let lease = one.projection_lease("ratings").await.expect("lease").expect("granted");
+        assert!(lease.is_held());
+        assert!(two.projection_lease("ratings").await.expect("lease").is_none(), "the other server is refused");
+        assert!(one.projection_lease("ratings").await.expect("lease").is_none(), "and so is this one, again");
+        let other = two.projection_lease("standings").await.expect("lease");
+        assert!(other.is_some(), "another projection is leased apart");
+        drop(lease);
+        let taken = suite::lease_soon(&two, "ratings").await;
+        assert!(taken.is_held());
+        assert!(one.projection_lease("ratings").await.expect("lease").is_none());
+        // A lost connection is a lost lease: ending the backend that holds
+        // it shows, and lets the other server take it.
+        cluster.psql(
+            "feed_leases",
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()",
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while taken.is_held() || other.as_ref().is_some_and(ludo_storage::ProjectionLease::is_held) {
+            assert!(std::time::Instant::now() < deadline, "the lost leases still say they are held");
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        let back = suite::lease_soon(&one, "ratings").await;
+        assert!(back.is_held());
     }
 }

@@ -184,3 +184,60 @@ fn the_data_directory_is_owner_only_new_or_old() {
     assert_eq!(shared(&fresh), Vec::<String>::new());
     store.close().expect("close");
 }
+
+/// Writes a database as a build from before the feed did: records and
+/// sealed data by stream, no feed. `streams` gives each stream's length.
+fn write_old_layout(dir: &Path, streams: &[(u32, u64)]) {
+    let db = sled::open(dir).expect("open raw sled");
+    let records = db.open_tree("records").expect("records tree");
+    let sealed = db.open_tree("sealed").expect("sealed tree");
+    for (n, len) in streams {
+        let id = stream(*n);
+        for seq in 0..*len {
+            records.insert(ludo_storage::RecordKey::new(id, seq).to_bytes(), record(id, seq)).expect("insert");
+        }
+        sealed.insert(id.0, vec![*n as u8]).expect("sealed");
+    }
+    db.flush().expect("flush");
+}
+
+#[test]
+fn a_database_from_before_the_feed_gets_positions_once_on_open() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Written out of id order: positions follow stream id then seq.
+    write_old_layout(dir.path(), &[(7, 2), (3, 3), (5, 1)]);
+    let expected: Vec<(StreamId, u64)> =
+        [(3, 3), (5, 1), (7, 2)].iter().flat_map(|(n, len)| (0..*len).map(move |seq| (stream(*n), seq))).collect();
+    let store = open(dir.path(), Durability::Flush);
+    assert_eq!(store.feed_head(), Ok(6));
+    let feed = store.read_feed_blocking(0, 100).expect("feed");
+    assert_eq!(feed.iter().map(|e| (e.stream, e.seq)).collect::<Vec<_>>(), expected);
+    assert_eq!(feed.iter().map(|e| e.position).collect::<Vec<_>>(), (1..=6).collect::<Vec<_>>());
+    assert!(feed.iter().all(|e| e.bytes == record(e.stream, e.seq)));
+    assert_stream(&store, stream(3), 3);
+    assert_eq!(store.sealed_blocking(stream(7)), Ok(Some(vec![7])));
+    // New appends continue the feed.
+    let id = stream(5);
+    let appended = store.append(AppendRequest::at(id, 1, records(id, 1, 3))).wait().expect("append");
+    assert_eq!(appended.first_position, 7);
+    drop(store);
+    // Reopening neither numbers again nor loses anything.
+    let store = open(dir.path(), Durability::Flush);
+    assert_eq!(store.feed_head(), Ok(8));
+    let again = store.read_feed_blocking(0, 100).expect("feed");
+    assert_eq!(&again[..6], &feed[..]);
+    assert_eq!((again[6].stream, again[6].seq, again[7].seq), (id, 1, 2));
+}
+
+#[test]
+fn an_empty_or_new_database_starts_its_feed_at_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = open(dir.path(), Durability::Flush);
+    assert_eq!(store.feed_head(), Ok(0));
+    let id = stream(1);
+    assert_eq!(store.append(AppendRequest::create(id, records(id, 0, 2), None)).wait().expect("create").first_position, 1);
+    drop(store);
+    let store = open(dir.path(), Durability::Flush);
+    assert_eq!(store.feed_head(), Ok(2));
+    assert_eq!(store.append(AppendRequest::at(id, 2, records(id, 2, 3))).wait().expect("append").first_position, 3);
+}

@@ -404,7 +404,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
                 }
             }
             report.status = Some(status);
-            Verified { header, records, report, table: Some(replayed.state.table) }
+            Verified { header, records, report, table: Some(std::sync::Arc::unwrap_or_clone(replayed.state.table)) }
         }
     }
 }

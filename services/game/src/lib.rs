@@ -15,6 +15,7 @@ pub mod export;
 pub mod games;
 pub mod kinds;
 mod metrics;
+pub mod projection;
 pub mod quota;
 pub mod record;
 pub mod replay;

@@ -8,13 +8,14 @@
 //! no store, so offline tools can verify an exported log with it too.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ludo_engine::{Seat, Seed, Viewer};
 
-use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, Kind};
+use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, ApplyError, Kind};
 use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, SeatJoined, sha256_hex, write_sorted};
 use crate::status::Status;
-use crate::table::{Change, Table};
+use crate::table::{Change, Refusal, Table};
 
 /// The state rebuilt from a whole log.
 #[derive(Debug)]
@@ -56,8 +57,9 @@ pub struct Replayer {
     pub version: u64,
     /// Hash of the last applied record.
     pub last_hash: [u8; 32],
-    /// Who sits at the table after the last applied record.
-    pub table: Table,
+    /// Who sits at the table after the last applied record (shared with
+    /// whoever keeps it: a record that changes it copies it first).
+    pub table: Arc<Table>,
     /// Whether the last applied record's stored effects hide part of what
     /// the engine computed.
     pub hid: bool,
@@ -92,7 +94,8 @@ impl Replayer {
         let hid = check_effects(0, &new.game, &new.effects, first, &mut scratch)?;
         let mut table = Table::new(created, kind.sides(created.seats.len()));
         table.advance(record_time(&table, first).map_err(|r| bad(0, r))?, || new.game.status(), None);
-        let replayer = Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, table, hid, scratch };
+        let replayer =
+            Replayer { kind, created: created.clone(), game: new.game, version: 0, last_hash, table: Arc::new(table), hid, scratch };
         Ok((replayer, new.effects))
     }
 
@@ -110,7 +113,7 @@ impl Replayer {
         created: GameCreated,
         game: AnyGame,
         (version, last_hash): (u64, [u8; 32]),
-        table: Table,
+        table: Arc<Table>,
     ) -> Replayer {
         Replayer { kind, created, game, version, last_hash, table, hid: false, scratch: Vec::with_capacity(512) }
     }
@@ -203,17 +206,74 @@ pub struct Step {
     pub hid: bool,
 }
 
+/// Why a record's change does not fold into its game (see [`evolve`]).
+#[derive(Debug)]
+pub enum Refused {
+    /// The table refuses it: the seat is not to move, its time is up, the
+    /// seat is taken …
+    Table(Refusal),
+    /// The engine refuses the move.
+    Engine(ApplyError),
+    /// The record is not one a fold applies (record 0, a move record
+    /// without its move), or holds a malformed token hash.
+    Malformed(String),
+}
+
+/// Folds one record after record 0 into `game` and its `table`: the evolve
+/// step of the game's aggregate, which the service's commits and replay
+/// both apply, so a record is applied live exactly as it replays. `mv` is
+/// the record's move, typed (for a move record); `at` is the record's time
+/// as [`time_of`] reads it. A move's table is only copied when the move
+/// changes it (a clock runs, or a due bot made it).
+///
+/// # Errors
+/// [`Refused`]; `game` and `table` may then have been partly changed and
+/// are not to be used again.
+pub fn evolve(
+    game: &mut AnyGame,
+    table: &mut Arc<Table>,
+    body: &RecordBody,
+    mv: Option<AnyMove>,
+    at: u64,
+) -> Result<(Applied, Vec<AnyEffect>), Refused> {
+    match body {
+        RecordBody::Move(record) => {
+            let mv = mv.ok_or_else(|| Refused::Malformed("a move record without its move".into()))?;
+            // A move is made while the game is played, by its seat's player
+            // or (if marked so) by the bot of that level that plays the seat.
+            table.check_move(record.seat, record.bot.as_ref().map(|mark| mark.level), at).map_err(Refused::Table)?;
+            let effects = game.apply(record.seat, &mv).map_err(Refused::Engine)?;
+            if table.moved_by(record.seat) {
+                Arc::make_mut(table).advance(at, || game.status(), Some(record.seat));
+            }
+            Ok((Applied::Move { seat: record.seat, mv }, effects))
+        }
+        RecordBody::GameCreated(_) => Err(Refused::Malformed("a game_created record after record 0".into())),
+        seated => {
+            // A seat record changes the table, and nothing in the game itself.
+            let change = change_of(seated, at).map_err(Refused::Malformed)?.expect("a seat record changes the table");
+            let status = game.status();
+            let table = Arc::make_mut(table);
+            table.apply(&change, status.is_finished()).map_err(Refused::Table)?;
+            table.advance(at, || status, None);
+            Ok((Applied::Table, Vec::new()))
+        }
+    }
+}
+
 /// Applies `record` to `game`, which is at `version` after a record hashed
 /// `last_hash` with `table` as its table, checking it as replay does
-/// (see [`Replayer::apply`]); `scratch` is a buffer to reuse. On an error,
-/// `game` and `table` may have been partly changed and are not to be used again.
+/// (see [`Replayer::apply`]): its link, its move's canonical form, then
+/// [`evolve`], then its stored effects; `scratch` is a buffer to reuse. On
+/// an error, `game` and `table` may have been partly changed and are not to
+/// be used again.
 ///
 /// # Errors
 /// As [`Replayer::apply`].
 pub fn apply_next(
     game: &mut AnyGame,
     (version, last_hash): (u64, &[u8; 32]),
-    table: &mut Table,
+    table: &mut Arc<Table>,
     record: &Record,
     scratch: &mut Vec<u8>,
 ) -> Result<Step, ReplayError> {
@@ -221,44 +281,51 @@ pub fn apply_next(
     let hash = record.verify_link(seq, last_hash).map_err(|r| bad(seq, r))?;
     let name = record.body.type_name();
     let at = record_time(table, record).map_err(|r| bad(seq, r))?;
-    let mv = match &record.body {
-        RecordBody::Move(mv) => mv,
-        RecordBody::GameCreated(_) => return Err(bad(seq, "a game_created record after record 0")),
-        seated => {
-            // A seat record changes the table, and nothing in the game itself.
-            if record.effects().len() != 0 {
-                return Err(bad(seq, format!("a {name} record with effects: it changes nothing in the game")));
+    let parsed = match &record.body {
+        RecordBody::Move(mv) => {
+            let stored = mv.move_json().as_bytes();
+            let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
+            // The move as the engine writes it must be the stored bytes: no
+            // member the engine ignores, none it would fill in.
+            scratch.clear();
+            if write_sorted(&parsed, scratch).is_err() || *scratch != stored {
+                return Err(bad(seq, "the move is not in canonical form"));
             }
-            let change = change_of(seated, at).map_err(|reason| bad(seq, reason))?.expect("a seat record changes the table");
-            let status = game.status();
-            table.apply(&change, status.is_finished()).map_err(|refusal| bad(seq, format!("a {name} record where {refusal}")))?;
-            table.advance(at, || status, None);
-            return Ok(Step { applied: Applied::Table, effects: Vec::new(), hash, hid: false });
+            Some(parsed)
         }
+        RecordBody::GameCreated(_) => None,
+        // A seat record changes nothing in the game itself.
+        _ if record.effects().len() != 0 => return Err(bad(seq, format!("a {name} record with effects: it changes nothing in the game"))),
+        _ => None,
     };
-    // A move is made while the game is played, by its seat's player or
-    // (if marked so) by the bot of that level that plays the seat.
-    table.check_move(mv.seat, mv.bot.as_ref().map(|mark| mark.level), at).map_err(|refusal| bad(seq, refusal.to_string()))?;
-    let stored = mv.move_json().as_bytes();
-    let parsed = game.parse_move_json(stored).map_err(|e| bad(seq, format!("the engine refuses this move: {e}")))?;
-    // The move as the engine writes it must be the stored bytes: no
-    // member the engine ignores, none it would fill in.
-    scratch.clear();
-    if write_sorted(&parsed, scratch).is_err() || *scratch != stored {
-        return Err(bad(seq, "the move is not in canonical form"));
-    }
-    let effects = game.apply(mv.seat, &parsed).map_err(|e| bad(seq, format!("the engine refuses this move: {e:?}")))?;
-    let hid = check_effects(seq, game, &effects, record, scratch)?;
-    table.advance(at, || game.status(), Some(mv.seat));
-    Ok(Step { applied: Applied::Move { seat: mv.seat, mv: parsed }, effects, hash, hid })
+    let (applied, effects) = evolve(game, table, &record.body, parsed, at).map_err(|refused| match refused {
+        Refused::Table(refusal) if matches!(record.body, RecordBody::Move(_)) => bad(seq, refusal.to_string()),
+        Refused::Table(refusal) => bad(seq, format!("a {name} record where {refusal}")),
+        Refused::Engine(e) => bad(seq, format!("the engine refuses this move: {e:?}")),
+        Refused::Malformed(reason) => bad(seq, reason),
+    })?;
+    let hid = match applied {
+        Applied::Move { .. } => check_effects(seq, game, &effects, record, scratch)?,
+        Applied::Table => false,
+    };
+    Ok(Step { applied, effects, hash, hid })
 }
 
 /// A record's time (ms since the epoch), where the game's clocks need it:
 /// a game without a clock reads no time, so no log of one is refused over
 /// how its times are written.
 fn record_time(table: &Table, record: &Record) -> Result<u64, String> {
+    time_of(table, &record.at)
+}
+
+/// The time `at` (RFC 3339) as a fold of a game with `table` reads it (ms
+/// since the epoch): 0 in a game without a clock, which reads no time.
+///
+/// # Errors
+/// When a game with a clock is given a time that does not parse.
+pub fn time_of(table: &Table, at: &str) -> Result<u64, String> {
     match table.clocks() {
-        Some(_) => crate::clock::millis(&record.at),
+        Some(_) => crate::clock::millis(at),
         None => Ok(0),
     }
 }

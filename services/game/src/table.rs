@@ -260,6 +260,14 @@ impl Table {
         clocks.advance(at, on_turn, moved.map(|seat| usize::from(seat.0)));
     }
 
+    /// Whether [`Table::advance`] after a move by `seat` changes anything:
+    /// a clock runs, or the move is the one a due bot owed. (A fold copies
+    /// a shared table only then.)
+    #[must_use]
+    pub fn moved_by(&self, seat: Seat) -> bool {
+        self.clocks.is_some() || self.due_bot.is_some_and(|(due, _)| due == seat)
+    }
+
     /// The game's time controls' clocks, if it has any.
     #[must_use]
     pub fn clocks(&self) -> Option<&Clocks> {

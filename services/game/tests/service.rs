@@ -444,6 +444,36 @@ impl EventStore for SlowAck {
     fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         self.0.sealed_blocking(stream)
     }
+    fn read_feed(&self, after: u64, limit: usize) -> StoreFuture<Vec<ludo_storage::FeedEntry>> {
+        self.0.read_feed(after, limit)
+    }
+    fn read_feed_blocking(&self, after: u64, limit: usize) -> Result<Vec<ludo_storage::FeedEntry>, StoreError> {
+        self.0.read_feed_blocking(after, limit)
+    }
+    fn feed_head(&self) -> Result<u64, StoreError> {
+        self.0.feed_head()
+    }
+    fn projection_load(&self, name: &str) -> StoreFuture<Option<u64>> {
+        self.0.projection_load(name)
+    }
+    fn projection_commit(&self, commit: ludo_storage::ProjectionCommit) -> StoreFuture<()> {
+        self.0.projection_commit(commit)
+    }
+    fn projection_get(&self, name: &str, key: &[u8]) -> StoreFuture<Option<Vec<u8>>> {
+        self.0.projection_get(name, key)
+    }
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.0.projection_scan(name, after, limit)
+    }
+    fn projection_reset(&self, name: &str) -> StoreFuture<()> {
+        self.0.projection_reset(name)
+    }
+    fn projection_names(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        self.0.projection_names()
+    }
+    fn projection_lease(&self, name: &str) -> StoreFuture<Option<ludo_storage::ProjectionLease>> {
+        self.0.projection_lease(name)
+    }
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ludo_storage::Appended> {
         self.0.subscribe()
     }
@@ -587,6 +617,36 @@ impl EventStore for FillingStore {
     fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         self.read_counted();
         self.inner.sealed_blocking(stream)
+    }
+    fn read_feed(&self, after: u64, limit: usize) -> StoreFuture<Vec<ludo_storage::FeedEntry>> {
+        self.inner.read_feed(after, limit)
+    }
+    fn read_feed_blocking(&self, after: u64, limit: usize) -> Result<Vec<ludo_storage::FeedEntry>, StoreError> {
+        self.inner.read_feed_blocking(after, limit)
+    }
+    fn feed_head(&self) -> Result<u64, StoreError> {
+        self.inner.feed_head()
+    }
+    fn projection_load(&self, name: &str) -> StoreFuture<Option<u64>> {
+        self.inner.projection_load(name)
+    }
+    fn projection_commit(&self, commit: ludo_storage::ProjectionCommit) -> StoreFuture<()> {
+        self.inner.projection_commit(commit)
+    }
+    fn projection_get(&self, name: &str, key: &[u8]) -> StoreFuture<Option<Vec<u8>>> {
+        self.inner.projection_get(name, key)
+    }
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<(Vec<u8>, Vec<u8>)>> {
+        self.inner.projection_scan(name, after, limit)
+    }
+    fn projection_reset(&self, name: &str) -> StoreFuture<()> {
+        self.inner.projection_reset(name)
+    }
+    fn projection_names(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        self.inner.projection_names()
+    }
+    fn projection_lease(&self, name: &str) -> StoreFuture<Option<ludo_storage::ProjectionLease>> {
+        self.inner.projection_lease(name)
     }
     fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ludo_storage::Appended> {
         self.inner.subscribe()

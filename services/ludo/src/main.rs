@@ -65,6 +65,11 @@ enum Command {
     /// here: it reads what its seat knows over the API and moves when it is
     /// the seat's turn, until the game ends.
     Bot(remote::BotArgs),
+    /// Show where each projection (a read model folded from the store's
+    /// feed of records) stands, or build one again from the feed's start:
+    /// `ludo projections status`, `ludo projections rebuild games`.
+    #[command(subcommand)]
+    Projections(ProjectionsCommand),
     /// Health probe for containers (no shell or curl needed): GET the URL,
     /// exit 0 on a 2xx answer and 1 on anything else, within the timeout.
     Probe(ProbeArgs),
@@ -120,6 +125,29 @@ struct LogKeyArgs {
     /// Where to write the private key (created; never overwritten).
     #[arg(long)]
     out: PathBuf,
+}
+
+#[derive(clap::Subcommand)]
+enum ProjectionsCommand {
+    /// Print each projection's checkpoint, the feed's head and how far behind it is.
+    Status(ProjectionsStatusArgs),
+    /// Forget a projection's rows and fold the whole feed again; refused
+    /// while a server advances it (a sled store: while a server has it open).
+    Rebuild(ProjectionsRebuildArgs),
+}
+
+#[derive(clap::Args)]
+struct ProjectionsStatusArgs {
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+#[derive(clap::Args)]
+struct ProjectionsRebuildArgs {
+    /// The projection (`ludo projections status` lists them).
+    name: String,
+    #[command(flatten)]
+    store: StoreArgs,
 }
 
 #[derive(clap::Args)]
@@ -366,8 +394,9 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
             service.with_option_default("kardinal", "board", board).map_err(|e| format!("the board {} is refused: {e}", path.display()))?;
         tracing::info!(board = %path.display(), "Kardinal & König board loaded");
     }
-    service.register_collector(Box::new(heap::HeapStats));
     let service = Arc::new(service);
+    let metrics = ludo_server::Metrics::new(&service);
+    metrics.register_collector(Box::new(heap::HeapStats));
     // The transparency log is checked before the server listens: a stored
     // tree that disagrees with its last checkpoint stops it here.
     let log = service.open_log().await.map_err(|e| match e {
@@ -381,7 +410,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     config.connections.max_connections = limits::fit_descriptor_limit(config.connections.max_connections);
     let listener = limits::listen(args.listen).map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let shutdown = shutdown_signal()?;
-    ludo_server::run_with(listener, service, config, shutdown).await.map_err(|e| e.to_string())
+    ludo_server::run_measured(listener, service, config, metrics, shutdown).await.map_err(|e| e.to_string())
 }
 
 fn verify(args: &VerifyArgs) -> ExitCode {
@@ -590,6 +619,40 @@ async fn export(args: ExportArgs) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// `ludo projections …`: what it prints.
+async fn projections(command: ProjectionsCommand) -> Result<String, String> {
+    let store_args = match &command {
+        ProjectionsCommand::Status(args) => &args.store,
+        ProjectionsCommand::Rebuild(args) => &args.store,
+    };
+    let store = store_args.open(Durability::Flush).map_err(|e| format!("{e} (is a server using it?)"))?;
+    let projections = ludo_game::projection::Projections::new(Arc::clone(&store));
+    let out = match &command {
+        ProjectionsCommand::Status(_) => {
+            let mut out = format!("{:<12} {:>12} {:>12} {:>10}  about\n", "projection", "checkpoint", "feed head", "behind");
+            for status in projections.status().await.map_err(|e| e.to_string())? {
+                out += &format!(
+                    "{:<12} {:>12} {:>12} {:>10}  {}\n",
+                    status.name,
+                    status.checkpoint,
+                    status.head,
+                    status.behind(),
+                    status.about
+                );
+            }
+            out
+        }
+        ProjectionsCommand::Rebuild(args) => {
+            let started = std::time::Instant::now();
+            let checkpoint = projections.rebuild(&args.name).await.map_err(|e| e.to_string())?;
+            format!("{} rebuilt from the feed's start up to position {checkpoint} in {:.2?}\n", args.name, started.elapsed())
+        }
+    };
+    let closing = Arc::clone(&store);
+    tokio::task::spawn_blocking(move || closing.close()).await.map_err(|e| e.to_string())?.map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
 fn main() -> ExitCode {
     // Whatever this process creates (the store's files hold every running
     // game's seed) is its owner's alone.
@@ -664,6 +727,19 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Projections(command) => {
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            match runtime.block_on(projections(command)) {
+                Ok(out) => {
+                    print!("{out}");
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("ludo projections: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Command::Probe(args) => {
             let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
             match runtime.block_on(async { tokio::time::timeout(args.timeout, probe::probe(&args.url)).await }) {

@@ -9,6 +9,7 @@ pub mod config;
 pub mod cors;
 pub mod grpc;
 pub mod limits;
+mod metrics;
 mod openapi;
 mod quota;
 pub mod rest;
@@ -23,6 +24,7 @@ use axum::Router;
 pub use config::{ConnectionLimits, Rate, RateLimits, ServerConfig, TrustedProxies};
 pub use cors::CorsOrigins;
 use ludo_game::GameService;
+pub use metrics::Metrics;
 use tokio::net::TcpListener;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_swagger_ui::SwaggerUi;
@@ -37,6 +39,12 @@ pub fn openapi() -> serde_json::Value {
 /// `/openapi.json`, `/docs`, and a real 404 for everything else; every
 /// request with a deadline to start its answer, and CORS as configured.
 pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
+    let metrics = Metrics::new(&service);
+    app_with(service, config, &metrics).await
+}
+
+/// [`app`], its metrics (and the server's own) in `metrics`.
+pub async fn app_with(service: Arc<GameService>, config: &ServerConfig, metrics: &Metrics) -> Router {
     let (rest, api) = OpenApiRouter::with_openapi(openapi::base()).merge(rest::router()).split_for_parts();
     let doc = openapi::finish(&api);
     // Cross-origin pages may use every method of the routes just declared.
@@ -51,8 +59,8 @@ pub async fn app(service: Arc<GameService>, config: &ServerConfig) -> Router {
         })
         .collect();
     let kinds = Arc::new(kinds);
-    let gate = quota::Gate::new(&config.rates, config.trusted_proxies.clone(), &service);
-    let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::clone(&kinds) };
+    let gate = quota::Gate::new(&config.rates, config.trusted_proxies.clone(), metrics);
+    let state = rest::AppState { service: Arc::clone(&service), kinds: Arc::clone(&kinds), metrics: metrics.clone() };
     let rest = rest.with_state(state).merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", doc));
     // tonic's router answers unknown paths with HTTP 200 + grpc-status 12;
     // our own fallback, set after merging, gives REST clients a real 404.
@@ -97,18 +105,36 @@ pub async fn run_with(
     config: ServerConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let metrics = Metrics::new(&service);
+    run_measured(listener, service, config, metrics, shutdown).await
+}
+
+/// [`run_with`], counting in `metrics` (a registry the caller may have
+/// added its own metrics to).
+///
+/// # Errors
+/// As [`run_with`].
+pub async fn run_measured(
+    listener: TcpListener,
+    service: Arc<GameService>,
+    config: ServerConfig,
+    metrics: Metrics,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let addr = listener.local_addr()?;
-    let app = app(Arc::clone(&service), &config).await;
+    let app = app_with(Arc::clone(&service), &config, &metrics).await;
     // Games' webhooks are called from now on.
-    match webhooks::WebhookSender::start(&service) {
+    match webhooks::WebhookSender::start(&service, &metrics) {
         Ok(sender) => service.set_webhook_sink(sender),
         Err(err) => tracing::error!(%err, "webhooks will not be called"),
     }
     // Bot seats play and clocks run from now on, those whose turn or
     // deadline came before a restart included.
     service.start_bots();
+    // The read models folded from the store's feed are kept up to date.
+    Arc::new(ludo_game::projection::Projections::new(service.store())).spawn(service.closing());
     tracing::info!(%addr, "serving REST and gRPC");
-    serve::serve(listener, app, &service, config.connections, config.trusted_proxies, shutdown).await;
+    serve::serve(listener, app, (&service, &metrics), config.connections, config.trusted_proxies, shutdown).await;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;
     tracing::info!("log flushed and closed");

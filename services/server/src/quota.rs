@@ -12,7 +12,6 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use ludo_game::GameService;
 use ludo_game::quota::Limiter;
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -93,12 +92,12 @@ pub(crate) struct Gate {
 }
 
 impl Gate {
-    pub(crate) fn new(rates: &RateLimits, trusted: TrustedProxies, service: &GameService) -> Arc<Self> {
+    pub(crate) fn new(rates: &RateLimits, trusted: TrustedProxies, registry: &crate::Metrics) -> Arc<Self> {
         let refused = Family::<ClassLabel, Counter>::default();
         for class in [Class::Create, Class::Records, Class::Moves] {
             let _ = refused.get_or_create(&ClassLabel { class: class.label() });
         }
-        service.register_metric(
+        registry.register(
             "rate_limited",
             "Requests refused by a per-address rate limit, by class (per-seat refusals count as moves with outcome rate_limited)",
             refused.clone(),

@@ -55,10 +55,10 @@ impl WebhookSender {
     ///
     /// # Errors
     /// When the HTTP client cannot be built.
-    pub fn start(service: &GameService) -> Result<Arc<WebhookSender>, String> {
+    pub fn start(service: &GameService, registry: &crate::Metrics) -> Result<Arc<WebhookSender>, String> {
         let policy = service.webhook_policy().clone();
         let calls = Family::<OutcomeLabel, Counter>::default();
-        service.register_metric(
+        registry.register(
             "webhook_calls",
             "Webhook calls, by outcome: delivered, retried (a try failed), failed (every try did), dropped (the queue was full)",
             calls.clone(),

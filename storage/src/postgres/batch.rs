@@ -33,13 +33,13 @@
 //! Two appends of one stream never share a batch (the second would find
 //! the stream moved by the first): the second goes into the next one.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio_postgres::types::ToSql;
 
-use super::{Counters, Db, append, backend, conflict, seq_in};
+use super::{Counters, Db, append, backend, conflict, seq_in, seq_out};
 use crate::contract::{AppendRequest, Appended, StoreError};
 use crate::key::StreamId;
 
@@ -50,19 +50,30 @@ const MAX_BATCH_BYTES: usize = 4 << 20;
 
 /// One statement for many appends: each stream's row moves from its
 /// expected length (under its lock), then the records of the streams that
-/// moved go in. Answers the streams that moved.
+/// moved take consecutive positions (the feed's row locked last, see the
+/// module docs of `postgres`), in the batch's order, and go in. Answers the
+/// streams that moved, each with its first position.
 const APPEND_MANY: &str = "WITH input AS (
         SELECT * FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::bytea[]) AS i (stream, expected, next_seq, summary)
     ), moved AS (
         UPDATE ludo_streams s SET next_seq = i.next_seq, summary = i.summary
         FROM input i WHERE s.stream = i.stream AND s.next_seq = i.expected
         RETURNING s.stream
-    ), written AS (
-        INSERT INTO ludo_records (stream, seq, bytes)
-        SELECT r.stream, r.seq, r.bytes FROM unnest($5::bytea[], $6::bigint[], $7::bytea[]) AS r (stream, seq, bytes)
+    ), records AS (
+        SELECT r.stream, r.seq, r.bytes, r.i
+        FROM unnest($5::bytea[], $6::bigint[], $7::bytea[]) WITH ORDINALITY AS r (stream, seq, bytes, i)
         WHERE r.stream IN (SELECT stream FROM moved)
+    ), counted AS (
+        SELECT count(*) AS n FROM records
+    ), head AS (
+        UPDATE ludo_feed SET head = head + counted.n FROM counted WHERE counted.n > 0 RETURNING head - counted.n AS base
+    ), numbered AS (
+        SELECT records.stream, records.seq, records.bytes, head.base + row_number() OVER (ORDER BY records.i) AS position
+        FROM records, head
+    ), written AS (
+        INSERT INTO ludo_records (stream, seq, bytes, position) SELECT stream, seq, bytes, position FROM numbered
     )
-    SELECT stream FROM moved";
+    SELECT stream, min(position) FROM numbered GROUP BY stream";
 
 /// An append waiting for its batch, and where its answer goes.
 pub(super) struct Queued {
@@ -107,7 +118,10 @@ impl Settle {
                 let _ = notices.send(appended.clone());
             }
             if let Some(publish) = &self.publish {
-                let _ = publish.send(format!("{:016x}:{}:{}:{}", self.instance, appended.stream, appended.first_seq, appended.next_seq));
+                let _ = publish.send(format!(
+                    "{:016x}:{}:{}:{}:{}",
+                    self.instance, appended.stream, appended.first_seq, appended.next_seq, appended.first_position
+                ));
             }
         }
         // Let go of the channel before answering: once the store is closed
@@ -170,11 +184,16 @@ async fn commit(db: &Db, settle: &Settle, mut batch: Vec<Queued>) {
             // The committed first; then the conflicts, whose answers need
             // a query each (a rare case: two servers racing on a game).
             let (committed, conflicting): (Vec<Queued>, Vec<Queued>) =
-                batch.into_iter().partition(|queued| moved.contains(&queued.request.stream));
+                batch.into_iter().partition(|queued| moved.contains_key(&queued.request.stream));
             for queued in committed {
                 let request = &queued.request;
-                let result =
-                    request.next_after().map(|next_seq| Appended { stream: request.stream, first_seq: request.expected_next, next_seq });
+                let first_position = moved.get(&request.stream).copied().unwrap_or_default();
+                let result = request.next_after().map(|next_seq| Appended {
+                    stream: request.stream,
+                    first_seq: request.expected_next,
+                    next_seq,
+                    first_position,
+                });
                 settle.answer(queued, result);
             }
             for queued in conflicting {
@@ -207,8 +226,9 @@ enum Failed {
     All(StoreError),
 }
 
-/// The batch's statement: the streams that moved (their records are in).
-async fn append_many(db: &Db, batch: &[Queued]) -> Result<HashSet<StreamId>, Failed> {
+/// The batch's statement: the streams that moved (their records are in),
+/// each with its first position.
+async fn append_many(db: &Db, batch: &[Queued]) -> Result<HashMap<StreamId, u64>, Failed> {
     let mut streams = Vec::with_capacity(batch.len());
     let (mut expected, mut next) = (Vec::with_capacity(batch.len()), Vec::with_capacity(batch.len()));
     let mut summaries = Vec::with_capacity(batch.len());
@@ -238,7 +258,9 @@ async fn append_many(db: &Db, batch: &[Queued]) -> Result<HashSet<StreamId>, Fai
         Ok(rows) => rows
             .iter()
             .map(|row| {
-                StreamId::from_slice(row.get(0)).ok_or_else(|| Failed::All(StoreError::Backend("a stream id of the wrong length".into())))
+                let stream = StreamId::from_slice(row.get(0))
+                    .ok_or_else(|| Failed::All(StoreError::Backend("a stream id of the wrong length".into())))?;
+                Ok((stream, seq_out(row.get(1)).map_err(Failed::All)?))
             })
             .collect(),
         Err(err) if err.code().is_some() => {

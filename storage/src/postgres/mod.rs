@@ -1,9 +1,27 @@
 //! The PostgreSQL backend: one database shared by any number of servers.
 //!
-//! # Tables (schema version 1)
+//! # Tables (schema version 2)
 //! - `ludo_streams`: one row per stream (game): its id, its record count
 //!   (`next_seq`), its current summary and its sealed side data.
-//! - `ludo_records`: one row per record, keyed `(stream, seq)`.
+//! - `ludo_records`: one row per record, keyed `(stream, seq)`, with its
+//!   feed `position` (unique).
+//! - `ludo_feed`: one row, the feed's `head` (the last position given).
+//! - `ludo_projections`, `ludo_projection_rows`: projection storage
+//!   ([`projection`]).
+//!
+//! # Feed positions
+//! An append takes its positions in its own statement: `UPDATE ludo_feed
+//! SET head = head + n RETURNING …`. That row lock is held until the
+//! transaction ends, so appends that add records commit one after the
+//! other in position order, on every server sharing the database: the
+//! next one cannot take positions before the previous one has committed (or
+//! rolled back, handing its positions back). A reader at position `p` thus
+//! never later sees a record appear at `p` or below, which sequences (whose
+//! values are taken in one order and committed in another) would not
+//! promise. The cost is that commits adding records are serialized across
+//! servers; batching ([`batch`]) is what keeps that affordable. The row is
+//! locked last in each statement (after the streams' rows), so it adds no
+//! deadlock.
 //!
 //! # An append is one statement, so one transaction
 //! A creating append inserts the stream's row (`ON CONFLICT DO NOTHING`: a
@@ -66,12 +84,16 @@ use tokio_postgres::error::SqlState;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
-    closed_receiver,
+    AppendRequest, Appended, EventStore, FeedEntry, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord,
+    StreamSummary, closed_receiver,
 };
 use crate::key::StreamId;
+use crate::projection::{Hold, ProjectionCommit, ProjectionLease, ProjectionRow, validate_key, validate_name};
 
 mod batch;
+mod feed;
+pub(crate) mod lease;
+mod projection;
 
 /// The `LISTEN`/`NOTIFY` channel on which appends are published.
 pub const NOTIFY_CHANNEL: &str = "ludo_appended";
@@ -88,7 +110,8 @@ const RELISTEN_AFTER: std::time::Duration = std::time::Duration::from_millis(500
 
 /// Schema migrations, in order: migration `i` brings the schema to version
 /// `i + 1`. Applied ones are never edited; a change is a new migration.
-pub const MIGRATIONS: &[&str] = &[r"
+pub const MIGRATIONS: &[&str] = &[
+    r"
     CREATE TABLE ludo_streams (
         stream   bytea  PRIMARY KEY CHECK (length(stream) = 16),
         next_seq bigint NOT NULL CHECK (next_seq > 0),
@@ -101,7 +124,36 @@ pub const MIGRATIONS: &[&str] = &[r"
         bytes  bytea  NOT NULL,
         PRIMARY KEY (stream, seq)
     );
-"];
+",
+    r#"
+    -- The global feed. Records from before it get positions in stream id
+    -- then seq order (their commit order is not known); the migration runs
+    -- in one transaction, so an interrupted one leaves nothing behind.
+    ALTER TABLE ludo_records ADD COLUMN position bigint;
+    UPDATE ludo_records r SET position = n.position
+        FROM (SELECT stream, seq, row_number() OVER (ORDER BY stream, seq) AS position FROM ludo_records) n
+        WHERE r.stream = n.stream AND r.seq = n.seq;
+    ALTER TABLE ludo_records ALTER COLUMN position SET NOT NULL,
+        ADD CONSTRAINT ludo_records_position_check CHECK (position > 0);
+    CREATE UNIQUE INDEX ludo_records_position ON ludo_records (position);
+    CREATE TABLE ludo_feed (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        head     bigint  NOT NULL CHECK (head >= 0)
+    );
+    INSERT INTO ludo_feed (head) SELECT count(*) FROM ludo_records;
+    -- Projection storage.
+    CREATE TABLE ludo_projections (
+        name       text   PRIMARY KEY CHECK (name ~ '^[a-z0-9_-]{1,64}$'),
+        checkpoint bigint NOT NULL CHECK (checkpoint >= 0)
+    );
+    CREATE TABLE ludo_projection_rows (
+        name  text  NOT NULL,
+        key   bytea NOT NULL,
+        value bytea NOT NULL,
+        PRIMARY KEY (name, key)
+    );
+"#,
+];
 
 /// The schema version this build writes and reads.
 #[must_use]
@@ -164,6 +216,8 @@ pub struct PgStore {
     hearing: Arc<AtomicBool>,
     /// How often readers look while they are not (see [`PgOptions::poll`]).
     poll: Duration,
+    /// Where a lease's own connection goes (see [`lease`]).
+    lease_target: (tokio_postgres::Config, MakeRustlsConnect),
 }
 
 /// Appends and records acknowledged.
@@ -196,6 +250,7 @@ impl PgStore {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
         let listener_config = config.clone();
+        let lease_target = (config.clone(), tls.clone());
         let manager = Manager::from_config(config, tls.clone(), ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager)
             .max_size(options.pool_size.max(1))
@@ -224,6 +279,7 @@ impl PgStore {
             reads,
             hearing: Arc::new(AtomicBool::new(false)),
             poll: options.poll,
+            lease_target,
         };
         if options.listen {
             store.handle.spawn(publish(store.db(), published));
@@ -266,6 +322,19 @@ impl PgStore {
 
     fn check_open(&self) -> Result<(), StoreError> {
         if self.closed.load(Ordering::Acquire) { Err(StoreError::Closed) } else { Ok(()) }
+    }
+
+    /// [`Self::spawn`] once `check` passes (the store open, the request
+    /// valid), or its refusal at once.
+    fn spawn_checked<T: Send + 'static>(
+        &self,
+        check: Result<(), StoreError>,
+        work: impl FnOnce(Db) -> std::pin::Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'static>>,
+    ) -> StoreFuture<T> {
+        match self.check_open().and(check) {
+            Ok(()) => self.spawn(work(self.db())),
+            Err(refused) => Box::pin(std::future::ready(Err(refused))),
+        }
     }
 
     /// A query's context: the pool, and where to record reachability.
@@ -391,22 +460,28 @@ async fn append(db: Db, request: &AppendRequest) -> Result<Appended, StoreError>
     let client = db.client().await?;
     // One statement, so one transaction and one round trip: the stream's
     // row moves (or is created) and, only if it did, the records go in.
+    let count = new_next - expected;
     let (sql, params): (&str, Vec<&(dyn tokio_postgres::types::ToSql + Sync)>) = match (request.expected_next, request.records.is_empty()) {
-        (0, _) => (CREATE, vec![&stream, &new_next, &request.summary, &request.sealed, &seqs, &request.records]),
-        (_, false) => (APPEND, vec![&stream, &new_next, &request.summary, &expected, &seqs, &request.records]),
+        (0, _) => (CREATE, vec![&stream, &new_next, &request.summary, &request.sealed, &seqs, &request.records, &count]),
+        (_, false) => (APPEND, vec![&stream, &new_next, &request.summary, &expected, &seqs, &request.records, &count]),
         (_, true) => (DESCRIBE, vec![&stream, &request.summary, &expected]),
     };
     let statement = client.prepare_cached(sql).await.map_err(|e| backend(&e))?;
-    let moved = match client.execute(&statement, &params).await {
-        Ok(rows) => rows,
+    // Records: the row answers the first position (none: not moved).
+    // A summary alone: the count of rows moved.
+    let moved = if request.records.is_empty() {
+        client.execute(&statement, &params).await.map(|rows| (rows > 0).then_some(0))
+    } else {
+        client.query_opt(&statement, &params).await.map(|row| row.map(|row| row.get::<_, i64>(0)))
+    };
+    let first_position = match moved {
+        Ok(Some(position)) => seq_out(position)?,
+        Ok(None) => return Err(conflict(&client, request).await),
         // The row check makes this unreachable; the key says the same.
-        Err(err) if err.code() == Some(&SqlState::UNIQUE_VIOLATION) => 0,
+        Err(err) if err.code() == Some(&SqlState::UNIQUE_VIOLATION) => return Err(conflict(&client, request).await),
         Err(err) => return Err(backend(&err)),
     };
-    if moved == 0 {
-        return Err(conflict(&client, request).await);
-    }
-    Ok(Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next })
+    Ok(Appended { stream: request.stream, first_seq: request.expected_next, next_seq: next, first_position })
 }
 
 /// The refusal of `request`, whose stream was not at its expected length:
@@ -425,22 +500,34 @@ async fn length(client: &deadpool_postgres::Object, stream: StreamId) -> Result<
     row.map_or(Ok(0), |row| seq_out(row.get(0)))
 }
 
-/// A creating append: the stream's row, then its records (as many rows as
-/// records, or none when the row was there already).
+/// A creating append: the stream's row, then its `$7` positions (the feed's
+/// row locked last, see the module docs), then its records. Answers the
+/// first position, or no row when the stream's row was there already.
 const CREATE: &str = "WITH created AS (
         INSERT INTO ludo_streams (stream, next_seq, summary, sealed) VALUES ($1, $2, $3, $4)
         ON CONFLICT (stream) DO NOTHING RETURNING stream
+    ), head AS (
+        UPDATE ludo_feed SET head = head + $7 WHERE EXISTS (SELECT 1 FROM created) RETURNING head - $7 AS base
+    ), written AS (
+        INSERT INTO ludo_records (stream, seq, bytes, position)
+        SELECT created.stream, r.seq, r.bytes, head.base + r.i
+        FROM created, head, unnest($5::bigint[], $6::bytea[]) WITH ORDINALITY AS r (seq, bytes, i)
     )
-    INSERT INTO ludo_records (stream, seq, bytes)
-    SELECT created.stream, r.seq, r.bytes FROM created, unnest($5::bigint[], $6::bytea[]) AS r (seq, bytes)";
+    SELECT base + 1 FROM head";
 
 /// An append: the row moves from the expected length under its lock, then
-/// the records (none when the row was elsewhere: a conflict).
+/// the records take their positions and go in. Answers the first position,
+/// or no row when the stream's row was elsewhere (a conflict).
 const APPEND: &str = "WITH moved AS (
         UPDATE ludo_streams SET next_seq = $2, summary = $3 WHERE stream = $1 AND next_seq = $4 RETURNING stream
+    ), head AS (
+        UPDATE ludo_feed SET head = head + $7 WHERE EXISTS (SELECT 1 FROM moved) RETURNING head - $7 AS base
+    ), written AS (
+        INSERT INTO ludo_records (stream, seq, bytes, position)
+        SELECT moved.stream, r.seq, r.bytes, head.base + r.i
+        FROM moved, head, unnest($5::bigint[], $6::bytea[]) WITH ORDINALITY AS r (seq, bytes, i)
     )
-    INSERT INTO ludo_records (stream, seq, bytes)
-    SELECT moved.stream, r.seq, r.bytes FROM moved, unnest($5::bigint[], $6::bytea[]) AS r (seq, bytes)";
+    SELECT base + 1 FROM head";
 
 /// A stream's length.
 const NEXT_SEQ: &str = "SELECT next_seq FROM ludo_streams WHERE stream = $1";
@@ -455,7 +542,7 @@ const NOTIFY_PAYLOAD: usize = 7000;
 /// transaction that notifies holds a cluster-wide lock while it commits, so
 /// one `NOTIFY` per append would serialize every append behind it. One
 /// carries every notice queued since the last (lines of
-/// `instance:stream:first:next`), after the appends committed. A notice
+/// `instance:stream:first:next:position`), after the appends committed. A notice
 /// that cannot be sent is dropped: it is a doorbell, and streams also look
 /// on their own (see the service's watch).
 async fn publish(db: Db, mut queued: tokio::sync::mpsc::UnboundedReceiver<String>) {
@@ -582,16 +669,17 @@ fn stream_from_hex(text: &str) -> Option<StreamId> {
     Some(StreamId(id))
 }
 
-/// `instance:stream:first:next` as published by [`batch::Settle::answer`].
+/// `instance:stream:first:next:position` as published by
+/// [`batch::Settle::answer`].
 fn parse_notice(payload: &str) -> Option<Appended> {
     let mut parts = payload.split(':');
-    let (_instance, stream, first, next) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let (_instance, stream, first, next, position) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?, parts.next()?);
     if parts.next().is_some() {
         return None;
     }
     let stream = stream_from_hex(stream)?;
-    let (first_seq, next_seq) = (first.parse().ok()?, next.parse().ok()?);
-    (first_seq < next_seq).then_some(Appended { stream, first_seq, next_seq })
+    let (first_seq, next_seq, first_position) = (first.parse().ok()?, next.parse().ok()?, position.parse().ok()?);
+    (first_seq < next_seq && first_position > 0).then_some(Appended { stream, first_seq, next_seq, first_position })
 }
 
 /// A read's range in PostgreSQL's integers; `None` when it holds nothing.
@@ -724,6 +812,60 @@ impl EventStore for PgStore {
         self.wait(sealed(self.db(), stream))
     }
 
+    fn read_feed(&self, after: u64, limit: usize) -> StoreFuture<Vec<FeedEntry>> {
+        self.spawn_checked(Ok(()), |db| Box::pin(feed::read(db, after, limit)))
+    }
+
+    fn read_feed_blocking(&self, after: u64, limit: usize) -> Result<Vec<FeedEntry>, StoreError> {
+        self.check_open()?;
+        self.wait(feed::read(self.db(), after, limit))
+    }
+
+    fn feed_head(&self) -> Result<u64, StoreError> {
+        self.check_open()?;
+        self.wait(feed::head(self.db()))
+    }
+
+    fn projection_load(&self, name: &str) -> StoreFuture<Option<u64>> {
+        let name = name.to_string();
+        self.spawn_checked(validate_name(&name), |db| Box::pin(projection::load(db, name)))
+    }
+
+    fn projection_commit(&self, commit: ProjectionCommit) -> StoreFuture<()> {
+        self.spawn_checked(commit.validate(), |db| Box::pin(projection::commit(db, commit)))
+    }
+
+    fn projection_get(&self, name: &str, key: &[u8]) -> StoreFuture<Option<Vec<u8>>> {
+        let (name, key) = (name.to_string(), key.to_vec());
+        self.spawn_checked(validate_name(&name).and_then(|()| validate_key(&name, &key)), |db| Box::pin(projection::get(db, name, key)))
+    }
+
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>> {
+        let name = name.to_string();
+        let valid = validate_name(&name).and_then(|()| after.as_deref().map_or(Ok(()), |after| validate_key(&name, after)));
+        self.spawn_checked(valid, |db| Box::pin(projection::scan(db, name, after, limit)))
+    }
+
+    fn projection_reset(&self, name: &str) -> StoreFuture<()> {
+        let name = name.to_string();
+        self.spawn_checked(validate_name(&name), |db| Box::pin(projection::reset(db, name)))
+    }
+
+    fn projection_names(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        self.check_open()?;
+        self.wait(projection::names(self.db()))
+    }
+
+    fn projection_lease(&self, name: &str) -> StoreFuture<Option<ProjectionLease>> {
+        let (target, name) = (self.lease_target.clone(), name.to_string());
+        self.spawn_checked(validate_name(&name), move |_| {
+            Box::pin(async move {
+                let hold = lease::take(target, name.clone()).await?;
+                Ok(hold.map(|hold| ProjectionLease::new(&name, Hold::Postgres(hold))))
+            })
+        })
+    }
+
     fn subscribe(&self) -> broadcast::Receiver<Appended> {
         match &*self.notices.lock().unwrap_or_else(PoisonError::into_inner) {
             Some(sender) => sender.subscribe(),
@@ -787,9 +929,17 @@ mod tests {
     #[test]
     fn notices_read_back_what_appends_publish() {
         let stream = StreamId([0xab; 16]);
-        let payload = format!("{:016x}:{stream}:3:5", 42u64);
-        assert_eq!(parse_notice(&payload), Some(Appended { stream, first_seq: 3, next_seq: 5 }));
-        for bad in ["", "x:y:1:2", &format!("1:{stream}:5:5"), &format!("1:{stream}:1:2:3"), &format!("1:{stream}:a:2")] {
+        let payload = format!("{:016x}:{stream}:3:5:17", 42u64);
+        assert_eq!(parse_notice(&payload), Some(Appended { stream, first_seq: 3, next_seq: 5, first_position: 17 }));
+        for bad in [
+            "",
+            "x:y:1:2:1",
+            &format!("1:{stream}:5:5:1"),
+            &format!("1:{stream}:1:2"),
+            &format!("1:{stream}:1:2:0"),
+            &format!("1:{stream}:1:2:3:4"),
+            &format!("1:{stream}:a:2:1"),
+        ] {
             assert_eq!(parse_notice(bad), None, "{bad}");
         }
     }

@@ -1,16 +1,19 @@
 //! The sled backend, the embedded default.
 //!
-//! Layout: tree `records` (key = [`RecordKey`] bytes, value = the record),
-//! tree `sealed` (key = stream id, value = the side data), tree `summaries`
-//! (key = stream id, value = the big-endian record count it describes, then
-//! the summary). There is no stream index: streams are listed by seeking in
-//! `records`. A summary is written after its records, in the same commit
-//! group, so the two are flushed together; it is only returned while its
-//! count is the stream's durable record count, so a crash between the two
-//! writes (or an append without a summary) shows as no summary, never as a
-//! wrong one. Sequence numbers come
-//! from the last key of a stream, never from sled's `generate_id()` (which
-//! jumps after a restart).
+//! Layout: tree `feed` (key = [`FeedKey`](crate::key::FeedKey), value = a
+//! group of appends: where records are committed, see [`feed`]), tree
+//! `records` (key = [`RecordKey`] bytes, value = the record), tree `sealed`
+//! (key = stream id, value = the side data), tree `summaries` (key = stream
+//! id, value = the big-endian record count it describes, then the summary),
+//! tree `meta` (marks of the feed), trees `projections` and
+//! `projection_rows` ([`projection`]). There is no stream index: streams
+//! are listed by seeking in `records`. A summary is written with its
+//! records' group, so the two are flushed together; it is only returned
+//! while its count is the stream's durable record count, so a crash between
+//! the two writes (or an append without a summary) shows as no summary,
+//! never as a wrong one. Sequence numbers come from the last key of a
+//! stream, never from sled's `generate_id()` (which jumps after a restart);
+//! feed positions from the last key of the feed.
 //!
 //! All writes go through one dedicated writer thread ([`writer`]) doing group
 //! commit; reads run on the caller's thread.
@@ -29,7 +32,9 @@
 //! that rather than being refused) and probed with a write and flush; appends
 //! are taken again when that succeeds.
 
+mod feed;
 mod fsync;
+mod projection;
 mod space;
 #[cfg(test)]
 mod tests;
@@ -47,11 +52,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, oneshot};
 
 use crate::contract::{
-    AppendRequest, Appended, EventStore, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats, StoredRecord, StreamSummary,
-    closed_receiver,
+    AppendRequest, Appended, EventStore, FeedEntry, MAX_FEED_PAGE, NOTICE_BUFFER, PendingAppend, StoreError, StoreFuture, StoreStats,
+    StoredRecord, StreamSummary, closed_receiver,
 };
 use crate::key::{RecordKey, StreamId};
-use writer::{Job, Writer};
+use crate::projection::{LocalLeases, ProjectionCommit, ProjectionLease, ProjectionRow, validate_name};
+use writer::{Done, Job, Writer};
 
 /// What an acknowledged append survives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -80,9 +86,13 @@ pub struct SledOptions {
 }
 
 /// Tree names.
+const FEED_TREE: &str = "feed";
 const RECORDS_TREE: &str = "records";
 const SEALED_TREE: &str = "sealed";
 const SUMMARIES_TREE: &str = "summaries";
+const META_TREE: &str = "meta";
+const PROJECTIONS_TREE: &str = "projections";
+const PROJECTION_ROWS_TREE: &str = "projection_rows";
 
 /// How long `open` waits for sled's file lock, which a store closed an
 /// instant ago in this process may still hold while sled's background I/O
@@ -112,15 +122,22 @@ pub struct SledStore {
     /// Where notices come from; `None` once closed (ending subscribers).
     notices: Mutex<Option<broadcast::Sender<Appended>>>,
     writer: Mutex<Option<JoinHandle<Result<(), StoreError>>>>,
+    /// Projections leased in this process (sled's file lock keeps other
+    /// processes out of the directory).
+    leases: LocalLeases,
 }
 
 /// The open database and its trees.
 #[derive(Debug)]
 struct Handles {
     db: sled::Db,
+    feed: sled::Tree,
     records: sled::Tree,
     sealed: sled::Tree,
     summaries: sled::Tree,
+    meta: sled::Tree,
+    projections: sled::Tree,
+    projection_rows: sled::Tree,
 }
 
 /// State shared by the writer and the readers.
@@ -144,6 +161,14 @@ struct Shared {
     /// yet (the writer inserts it before writing), which is what lets readers
     /// hide them.
     streams: Mutex<HashMap<StreamId, StreamState>>,
+    /// The highest durable feed position: what readers of the feed may see
+    /// (the feed tree also holds the group being flushed). Set by the writer.
+    feed_head: AtomicU64,
+    /// Held for writing by the writer from a group's projection changes to
+    /// the end of its flush, and for reading by readers of projections:
+    /// they never see a change before it is durable. (std lock, not tokio's:
+    /// never held across an await.)
+    projections_gate: RwLock<()>,
     counters: Counters,
     #[cfg(test)]
     hooks: tests::Hooks,
@@ -327,6 +352,15 @@ impl Shared {
         })
     }
 
+    /// Feed entries after `after`, up to the durable head.
+    fn read_feed(&self, after: u64, limit: usize) -> Result<Vec<FeedEntry>, StoreError> {
+        self.with_handles(|handles| {
+            // The head first: every group up to it is in the tree.
+            let head = self.feed_head.load(Ordering::Acquire);
+            feed::read(handles, head, after, limit.min(MAX_FEED_PAGE))
+        })
+    }
+
     fn sealed(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         self.with_handles(|handles| {
             let sealed = handles.sealed.get(stream.0).map_err(|e| backend("reading the sealed tree", e))?;
@@ -380,6 +414,10 @@ impl SledStore {
     pub fn open(dir: &Path, options: SledOptions) -> Result<SledStore, StoreError> {
         create_private_dir(dir)?;
         let (handles, syncer) = open_handles(dir, options)?;
+        // Records from before the feed get their positions (once); groups
+        // committed but not derived before a stop are derived (see `feed`).
+        feed::upgrade(&handles)?;
+        let head = feed::repair(&handles)?;
         // The store holds every running game's seed: owner-only, also for a
         // directory (and the files sled just created) from before this rule.
         make_private(dir).map_err(|e| backend("making the data directory owner-only", e))?;
@@ -390,18 +428,43 @@ impl SledStore {
             failure: Mutex::new(None),
             closed: std::sync::atomic::AtomicBool::new(false),
             streams: Mutex::default(),
+            feed_head: AtomicU64::new(head),
+            projections_gate: RwLock::new(()),
             counters: Counters::default(),
             #[cfg(test)]
             hooks: tests::Hooks::default(),
         });
         let (jobs, queue) = mpsc::channel();
         let (notices, _) = broadcast::channel(NOTICE_BUFFER);
-        let writer = Writer::new(handles, Arc::clone(&shared), queue, notices.clone(), syncer);
+        let writer = Writer::new(handles, Arc::clone(&shared), queue, notices.clone(), syncer, head);
         let thread = std::thread::Builder::new()
             .name("ludo-sled-write".into())
             .spawn(move || writer.run())
             .map_err(|e| backend("starting the writer thread", e))?;
-        Ok(SledStore { shared, jobs: RwLock::new(Some(jobs)), notices: Mutex::new(Some(notices)), writer: Mutex::new(Some(thread)) })
+        Ok(SledStore {
+            shared,
+            jobs: RwLock::new(Some(jobs)),
+            notices: Mutex::new(Some(notices)),
+            writer: Mutex::new(Some(thread)),
+            leases: LocalLeases::default(),
+        })
+    }
+
+    /// Queues `job` for the writer, or answers that the store is closed.
+    fn queue(&self, job: Job) -> Result<(), StoreError> {
+        let jobs = self.jobs.read().unwrap_or_else(PoisonError::into_inner);
+        let jobs = jobs.as_ref().ok_or(StoreError::Closed)?;
+        // The writer is gone only once it stopped (it only stops early by panicking).
+        jobs.send(job).map_err(|_| StoreError::Closed)
+    }
+
+    /// Queues a projection change and resolves with the writer's answer.
+    fn change_projection(&self, job: impl FnOnce(Done) -> Job) -> StoreFuture<()> {
+        let (done, answer) = oneshot::channel();
+        if let Err(refused) = self.queue(job(done)) {
+            return Box::pin(std::future::ready(Err(refused)));
+        }
+        Box::pin(async move { answer.await.unwrap_or_else(|_| Err(StoreError::Backend("the store stopped without answering".into()))) })
     }
 
     /// Stops the writer (after it committed what is queued), ends notices
@@ -473,11 +536,14 @@ fn open_handles(dir: &Path, options: SledOptions) -> Result<(Arc<Handles>, Optio
     let records = db.open_tree(RECORDS_TREE).map_err(|e| backend("opening the records tree", e))?;
     let sealed = db.open_tree(SEALED_TREE).map_err(|e| backend("opening the sealed tree", e))?;
     let summaries = db.open_tree(SUMMARIES_TREE).map_err(|e| backend("opening the summaries tree", e))?;
+    let tree = |name: &str| db.open_tree(name).map_err(|e| backend(&format!("opening the {name} tree"), e));
+    let (feed, meta) = (tree(FEED_TREE)?, tree(META_TREE)?);
+    let (projections, projection_rows) = (tree(PROJECTIONS_TREE)?, tree(PROJECTION_ROWS_TREE)?);
     let syncer = match options.durability {
         Durability::Flush => None,
         Durability::Fsync => Some(fsync::FileSyncer::open(dir).map_err(|e| backend("preparing fsync", e))?),
     };
-    Ok((Arc::new(Handles { db, records, sealed, summaries }), syncer))
+    Ok((Arc::new(Handles { db, feed, records, sealed, summaries, meta, projections, projection_rows }), syncer))
 }
 
 /// Opens sled in `dir`, waiting a little for a file lock that a store of this
@@ -517,15 +583,10 @@ impl EventStore for SledStore {
         if let Err(invalid) = request.validate() {
             return PendingAppend::ready(Err(invalid));
         }
-        let jobs = self.jobs.read().unwrap_or_else(PoisonError::into_inner);
-        let Some(jobs) = jobs.as_ref() else {
-            return PendingAppend::ready(Err(StoreError::Closed));
-        };
         let (reply, answer) = oneshot::channel();
-        match jobs.send(Job { request, reply }) {
+        match self.queue(Job::Append { request, reply }) {
             Ok(()) => PendingAppend::from_receiver(answer),
-            // The writer is gone (it only stops early by panicking).
-            Err(_) => PendingAppend::ready(Err(StoreError::Closed)),
+            Err(refused) => PendingAppend::ready(Err(refused)),
         }
     }
 
@@ -570,6 +631,66 @@ impl EventStore for SledStore {
 
     fn sealed_blocking(&self, stream: StreamId) -> Result<Option<Vec<u8>>, StoreError> {
         self.shared.sealed(stream)
+    }
+
+    fn read_feed(&self, after: u64, limit: usize) -> StoreFuture<Vec<FeedEntry>> {
+        let shared = Arc::clone(&self.shared);
+        off_the_workers(move || shared.read_feed(after, limit))
+    }
+
+    fn read_feed_blocking(&self, after: u64, limit: usize) -> Result<Vec<FeedEntry>, StoreError> {
+        self.shared.read_feed(after, limit)
+    }
+
+    fn feed_head(&self) -> Result<u64, StoreError> {
+        self.shared.with_handles(|_| Ok(self.shared.feed_head.load(Ordering::Acquire)))
+    }
+
+    fn projection_load(&self, name: &str) -> StoreFuture<Option<u64>> {
+        let (shared, name) = (Arc::clone(&self.shared), name.to_string());
+        off_the_workers(move || shared.projection_load(&name))
+    }
+
+    fn projection_load_blocking(&self, name: &str) -> Result<Option<u64>, StoreError> {
+        self.shared.projection_load(name)
+    }
+
+    fn projection_commit(&self, commit: ProjectionCommit) -> StoreFuture<()> {
+        if let Err(invalid) = commit.validate() {
+            return Box::pin(std::future::ready(Err(invalid)));
+        }
+        self.change_projection(|done| Job::Project { commit, done })
+    }
+
+    fn projection_get(&self, name: &str, key: &[u8]) -> StoreFuture<Option<Vec<u8>>> {
+        let (shared, name, key) = (Arc::clone(&self.shared), name.to_string(), key.to_vec());
+        off_the_workers(move || shared.projection_get(&name, &key))
+    }
+
+    fn projection_scan(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> StoreFuture<Vec<ProjectionRow>> {
+        let (shared, name) = (Arc::clone(&self.shared), name.to_string());
+        off_the_workers(move || shared.projection_scan(&name, after.as_deref(), limit))
+    }
+
+    fn projection_scan_blocking(&self, name: &str, after: Option<Vec<u8>>, limit: usize) -> Result<Vec<ProjectionRow>, StoreError> {
+        self.shared.projection_scan(name, after.as_deref(), limit)
+    }
+
+    fn projection_reset(&self, name: &str) -> StoreFuture<()> {
+        if let Err(invalid) = validate_name(name) {
+            return Box::pin(std::future::ready(Err(invalid)));
+        }
+        let name = name.to_string();
+        self.change_projection(|done| Job::Reset { name, done })
+    }
+
+    fn projection_names(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        self.shared.projection_names()
+    }
+
+    fn projection_lease(&self, name: &str) -> StoreFuture<Option<ProjectionLease>> {
+        let lease = self.shared.with_handles(|_| self.leases.take(name));
+        Box::pin(std::future::ready(lease))
     }
 
     fn subscribe(&self) -> broadcast::Receiver<Appended> {

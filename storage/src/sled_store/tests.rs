@@ -7,7 +7,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError, TryLockError};
 
 use super::{Durability, SledOptions, SledStore};
 use crate::contract::{AppendRequest, EventStore, StoreError};
-use crate::key::{RecordKey, StreamId};
+use crate::key::{FeedKey, RecordKey, StreamId};
 
 /// Where the writer can be held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -213,11 +213,14 @@ fn readers_never_see_records_before_they_are_durable() {
     let create = store.append(AppendRequest::create(new, vec![record(new, 0)], Some(b"new".to_vec())));
     drop(drain);
     held.reached();
-    // Written to sled, not flushed: in the tree, invisible through the store.
+    // Written to sled, not flushed: in the feed (records by stream come
+    // after the flush), invisible through the store.
     let handles = store.shared.handles.read().expect("lock").clone().expect("open");
-    assert!(handles.records.contains_key(RecordKey::new(old, 1).to_bytes()).expect("tree"));
-    assert!(handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
+    assert!(handles.feed.contains_key(FeedKey(2).to_bytes()).expect("tree"), "the group is in the feed at its first position");
+    assert!(!handles.records.contains_key(RecordKey::new(new, 0).to_bytes()).expect("tree"));
     drop(handles);
+    assert_eq!(store.feed_head(), Ok(1));
+    assert_eq!(store.read_feed_blocking(0, 10).expect("feed").len(), 1);
     assert_eq!(store.next_seq(old), Ok(1));
     assert_eq!(store.read_blocking(old, 0, None).expect("read").len(), 1);
     assert_eq!(store.next_seq(new), Ok(0));
@@ -235,6 +238,7 @@ fn readers_never_see_records_before_they_are_durable() {
     assert_eq!(store.list_streams(None, 10), Ok(vec![old, new]));
     assert_eq!(notices.try_recv().expect("notice").stream, old);
     assert_eq!(notices.try_recv().expect("notice").stream, new);
+    assert_eq!(store.feed_head(), Ok(3));
 }
 
 #[test]
@@ -491,4 +495,60 @@ fn reads_wait_for_a_reopening_instead_of_being_refused_and_async_workers_never_b
     assert_eq!(page.len(), 2);
     let whole = blocking.join().expect("reader thread").expect("the log, once reopened");
     assert!(whole.len() == 2 || whole.len() == 3, "{}", whole.len());
+}
+
+#[test]
+fn an_interrupted_upgrade_resumes_where_it_stopped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let streams = [stream(1), stream(2), stream(3)];
+    let keys: Vec<RecordKey> = streams.iter().flat_map(|id| (0..3).map(move |seq| RecordKey::new(*id, seq))).collect();
+    {
+        // Records from before the feed, and the first group an upgrade
+        // wrote (positions 1–4) before it was stopped: no mark yet.
+        let db = sled::open(dir.path()).expect("raw sled");
+        let records = db.open_tree("records").expect("records");
+        for key in &keys {
+            records.insert(key.to_bytes(), record(key.stream, key.seq)).expect("insert");
+        }
+        let mut group = vec![super::feed::FORMAT_POINTERS];
+        group.extend_from_slice(&4_u32.to_be_bytes());
+        for key in &keys[..4] {
+            group.extend_from_slice(&key.to_bytes());
+        }
+        db.open_tree("feed").expect("feed").insert(FeedKey(1).to_bytes(), group).expect("insert");
+        db.flush().expect("flush");
+    }
+    let store = open(dir.path(), Durability::Flush);
+    let feed = store.read_feed_blocking(0, 100).expect("feed");
+    let order: Vec<RecordKey> = feed.iter().map(|e| RecordKey::new(e.stream, e.seq)).collect();
+    assert_eq!(order, keys, "every record once, in stream then seq order");
+    assert_eq!(feed.iter().map(|e| e.position).collect::<Vec<_>>(), (1..=9).collect::<Vec<_>>());
+    assert_eq!(store.feed_head(), Ok(9));
+}
+
+#[test]
+fn groups_committed_but_not_derived_are_derived_on_open() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (stream(1), stream(2));
+    {
+        let store = open(dir.path(), Durability::Flush);
+        store.append(AppendRequest::create(a, vec![record(a, 0)], None)).wait().expect("create");
+        // What a stop right after a group's flush leaves: the group in the
+        // feed, not yet in the records and sealed trees.
+        let handles = store.shared.handles.read().expect("lock").clone().expect("open");
+        let group = super::feed::encode_inline(
+            [(a, 1, &[record(a, 1), record(a, 2)][..], None), (b, 0, &[record(b, 0)][..], Some(&b"seed"[..]))].into_iter(),
+        );
+        handles.feed.insert(FeedKey(2).to_bytes(), group).expect("insert");
+        handles.db.flush().expect("flush");
+    }
+    let store = open(dir.path(), Durability::Flush);
+    assert_eq!(store.feed_head(), Ok(4));
+    assert_eq!(store.next_seq(a), Ok(3));
+    assert_eq!(
+        store.read_blocking(a, 1, None).expect("read").iter().map(|r| r.bytes.clone()).collect::<Vec<_>>(),
+        vec![record(a, 1), record(a, 2)]
+    );
+    assert_eq!(store.sealed_blocking(b), Ok(Some(b"seed".to_vec())));
+    assert_eq!(store.append(AppendRequest::at(b, 1, vec![record(b, 1)])).wait().expect("append").first_position, 5);
 }

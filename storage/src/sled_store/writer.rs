@@ -9,7 +9,10 @@
 //!   step, with no lock held across I/O and no compare-and-swap retries;
 //! - flushes are shared: whatever queued up while the previous group was
 //!   being flushed is written and then made durable by one flush, so the
-//!   cost of a flush is spread over every append of the group.
+//!   cost of a flush is spread over every append of the group;
+//! - positions in the global feed are assigned here, in queue order, so
+//!   they follow commit order with no lock (see [`feed`](super::feed) for
+//!   how a group is committed).
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -17,14 +20,15 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError, mpsc};
 use std::time::Instant;
 
-use sled::Transactional;
-use sled::transaction::{ConflictableTransactionError, TransactionError};
 use tokio::sync::{broadcast, oneshot};
 
+use super::feed::{self, Committed};
 use super::fsync::FileSyncer;
+use super::projection::{self, Change};
 use super::{Handles, MAX_CACHED_STREAMS, RECOVERY_INTERVAL, Shared, StreamState, backend, open_handles, stored_next};
 use crate::contract::{AppendRequest, Appended, StoreError};
-use crate::key::{RecordKey, StreamId};
+use crate::key::{FeedKey, StreamId};
+use crate::projection::ProjectionCommit;
 
 /// At most this many appends per group …
 const MAX_GROUP_APPENDS: usize = 1024;
@@ -32,8 +36,14 @@ const MAX_GROUP_APPENDS: usize = 1024;
 /// group of its own).
 const MAX_GROUP_BYTES: usize = 8 << 20;
 
+/// How far the derived mark may lag the derived records (see `feed`).
+const MARK_EVERY: u64 = 4096;
+
 /// Where an append's answer goes.
 type Reply = oneshot::Sender<Result<Appended, StoreError>>;
+
+/// Where a projection change's answer goes.
+pub(super) type Done = oneshot::Sender<Result<(), StoreError>>;
 
 /// An accepted append, waiting to be written.
 struct Accepted {
@@ -44,11 +54,56 @@ struct Accepted {
     summary: Option<Vec<u8>>,
 }
 
-/// One queued append and where to send its answer.
+/// One queued write and where to send its answer.
 #[derive(Debug)]
-pub(super) struct Job {
-    pub(super) request: AppendRequest,
-    pub(super) reply: Reply,
+pub(super) enum Job {
+    /// An append.
+    Append { request: AppendRequest, reply: Reply },
+    /// A projection's commit.
+    Project { commit: ProjectionCommit, done: Done },
+    /// A projection's reset.
+    Reset { name: String, done: Done },
+}
+
+impl Job {
+    /// Bytes carried, to bound a group.
+    fn payload_len(&self) -> usize {
+        match self {
+            Job::Append { request, .. } => request.payload_len(),
+            Job::Project { commit, .. } => commit.puts.iter().map(|(key, value)| key.len() + value.as_ref().map_or(0, Vec::len)).sum(),
+            Job::Reset { .. } => 0,
+        }
+    }
+}
+
+/// A decision, waiting for the group's flush to be sent.
+enum Answer {
+    Append(Reply, Result<Appended, StoreError>),
+    Projection(Done, Result<(), StoreError>),
+}
+
+/// The writer's feed positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Positions {
+    /// The position the next record gets.
+    next: u64,
+    /// Up to here, groups are derived (records by stream) and a flush has
+    /// completed since: what the derived mark may say.
+    derived_durable: u64,
+    /// Up to here, groups are derived (not necessarily flushed).
+    derived: u64,
+    /// What the stored derived mark says.
+    marked: u64,
+    /// What the current group wrote to the derived mark (durable, and so
+    /// `marked`, once its flush completes).
+    marking: u64,
+}
+
+impl Positions {
+    /// Positions of a feed whose head is `head`, all derived and marked.
+    fn at(head: u64) -> Self {
+        Positions { next: head + 1, derived_durable: head, derived: head, marked: head, marking: head }
+    }
 }
 
 /// The writer thread's state.
@@ -65,17 +120,30 @@ pub(super) struct Writer {
     /// Whether the last look found the disk without room for writes (to say
     /// so once, not at every group or recovery).
     disk_full: bool,
+    positions: Positions,
 }
 
 impl Writer {
+    /// A writer of the database in `handles`, whose feed ends at `head`
+    /// (repaired: every group derived).
     pub(super) fn new(
         handles: Arc<Handles>,
         shared: Arc<Shared>,
         queue: mpsc::Receiver<Job>,
         notices: broadcast::Sender<Appended>,
         syncer: Option<FileSyncer>,
+        head: u64,
     ) -> Self {
-        Writer { handles: Some(handles), shared, queue, notices, syncer, last_recovery: Instant::now(), disk_full: false }
+        Writer {
+            handles: Some(handles),
+            shared,
+            queue,
+            notices,
+            syncer,
+            last_recovery: Instant::now(),
+            disk_full: false,
+            positions: Positions::at(head),
+        }
     }
 
     /// The next queued append; while failed, also wakes up every
@@ -104,12 +172,12 @@ impl Writer {
         while let Some(first) = self.next_job() {
             #[cfg(test)]
             self.shared.hooks.checkpoint(super::tests::Point::BeforeDrain);
-            let mut bytes = first.request.payload_len();
+            let mut bytes = first.payload_len();
             let mut group = vec![first];
             while group.len() < MAX_GROUP_APPENDS && bytes < MAX_GROUP_BYTES {
                 match self.queue.try_recv() {
                     Ok(job) => {
-                        bytes += job.request.payload_len();
+                        bytes += job.payload_len();
                         group.push(job);
                     }
                     Err(_) => break,
@@ -199,8 +267,13 @@ impl Writer {
         #[cfg(test)]
         self.shared.hooks.checkpoint(super::tests::Point::Reopening);
         let (handles, syncer) = open_handles(&self.shared.dir, self.shared.options)?;
+        // What the failed group wrote to the feed, if it reached the disk,
+        // is committed: derive it before readers look (see `feed`).
+        let head = feed::repair(&handles)?;
+        self.positions = Positions::at(head);
         // Under the lock: no reader sees the new tree with the old states.
         self.shared.streams().clear();
+        self.shared.feed_head.store(head, Ordering::Release);
         *readable = Some(Arc::clone(&handles));
         (self.handles, self.syncer) = (Some(handles), syncer);
         tracing::info!(dir = %self.shared.dir.display(), "the event store reopened its database after a failed write: reads are served from it");
@@ -234,27 +307,51 @@ impl Writer {
         });
         if let Some(refusal) = refusal {
             for job in group {
-                let _ = job.reply.send(Err(refusal.clone()));
+                match job {
+                    Job::Append { reply, .. } => drop(reply.send(Err(refusal.clone()))),
+                    Job::Project { done, .. } | Job::Reset { done, .. } => drop(done.send(Err(refusal.clone()))),
+                }
             }
             return;
         }
 
-        // Decide, in queue order: a later request on the same stream is
-        // checked against the earlier ones' records.
+        // Decide, in queue order: a later request on the same stream (or
+        // projection) is checked against the earlier ones' changes.
         let mut writes = Vec::new();
+        let mut changes = Vec::new();
         let mut touched = Vec::new();
+        let mut pending = projection::Pending::default();
+        let first_position = self.positions.next;
         // Accepted requests, those of them that add records, and their records.
         let (mut accepted, mut appends, mut records) = (0_u64, 0_u64, 0_u64);
         let mut answers = Vec::with_capacity(group.len());
         for job in group {
-            let decision = self.decide(job.request, &mut writes);
-            if let Ok(notice) = &decision {
-                touched.push(notice.stream);
-                accepted += 1;
-                appends += u64::from(notice.next_seq > notice.first_seq);
-                records += notice.next_seq - notice.first_seq;
+            match job {
+                Job::Append { request, reply } => {
+                    let decision = self.decide(request, &mut writes);
+                    if let Ok(notice) = &decision {
+                        touched.push(notice.stream);
+                        accepted += 1;
+                        appends += u64::from(notice.next_seq > notice.first_seq);
+                        records += notice.next_seq - notice.first_seq;
+                    }
+                    answers.push(Answer::Append(reply, decision));
+                }
+                Job::Project { commit, done } => {
+                    let decision = self.handles().and_then(|handles| pending.commit(handles, commit)).map(|change| {
+                        changes.push(change);
+                        accepted += 1;
+                    });
+                    answers.push(Answer::Projection(done, decision));
+                }
+                Job::Reset { name, done } => {
+                    let decision = self.handles().and_then(|handles| pending.reset(handles, name)).map(|change| {
+                        changes.push(change);
+                        accepted += 1;
+                    });
+                    answers.push(Answer::Projection(done, decision));
+                }
             }
-            answers.push((job.reply, decision));
         }
         if accepted == 0 {
             // Nothing written: every answer is already based on durable state.
@@ -262,7 +359,10 @@ impl Writer {
             return;
         }
 
-        let mut committed = self.write(writes);
+        // Readers of projections wait from the write to the end of the flush.
+        let shared = Arc::clone(&self.shared);
+        let gate = (!changes.is_empty()).then(|| shared.projections_gate.write().unwrap_or_else(PoisonError::into_inner));
+        let mut committed = self.write(first_position, &writes, &changes);
         #[cfg(test)]
         self.shared.hooks.checkpoint(super::tests::Point::BeforeFlush);
         if committed.is_ok() {
@@ -272,6 +372,14 @@ impl Writer {
         if committed.is_ok() {
             committed = self.shared.hooks.injected_flush_failure();
         }
+        // Durable: derive the group's records where readers find them by
+        // stream (see `feed`), before anyone hears of them.
+        if committed.is_ok() {
+            self.positions.derived_durable = self.positions.derived;
+            self.positions.marked = self.positions.marked.max(self.positions.marking);
+            committed = self.derive(writes);
+        }
+        drop(gate);
         if let Err(error) = committed {
             // The group's outcome is unknown: whatever reached the disk shows
             // once the database is reopened. Later appends are refused
@@ -280,9 +388,7 @@ impl Writer {
             let outcome = StoreError::Backend(format!("group commit failed; this append may or may not be stored: {error}"));
             *self.shared.failure() = Some(format!("a group commit failed: {error}"));
             self.last_recovery = Instant::now();
-            for (reply, _) in answers {
-                let _ = reply.send(Err(outcome.clone()));
-            }
+            Self::fail(answers, &outcome);
             return;
         }
 
@@ -300,6 +406,7 @@ impl Writer {
                 streams.retain(|_, state| state.next != state.durable);
             }
         }
+        self.shared.feed_head.store(self.positions.next - 1, Ordering::Release);
         let counters = &self.shared.counters;
         counters.flushes.fetch_add(1, Ordering::Relaxed);
         counters.appends.fetch_add(appends, Ordering::Relaxed);
@@ -308,7 +415,8 @@ impl Writer {
     }
 
     /// Checks one request against the stream's next seq; if accepted, adds
-    /// its writes to the group and advances the stream's (pending) next seq.
+    /// its writes to the group, advances the stream's (pending) next seq and
+    /// gives its records the next positions.
     fn decide(&mut self, request: AppendRequest, writes: &mut Vec<Accepted>) -> Result<Appended, StoreError> {
         // `append` validated already; a second check costs nothing.
         request.validate()?;
@@ -318,11 +426,14 @@ impl Writer {
         if next != request.expected_next {
             return Err(StoreError::Conflict { stream, expected_next: request.expected_next, actual_next: next });
         }
+        let count = next_after - next;
+        let first_position = if count == 0 { 0 } else { self.positions.next };
+        self.positions.next += count;
         writes.push(Accepted { stream, first_seq: next, records: request.records, sealed: request.sealed, summary: request.summary });
         if let Some(state) = self.shared.streams().get_mut(&stream) {
             state.next = next_after;
         }
-        Ok(Appended { stream, first_seq: next, next_seq: next_after })
+        Ok(Appended { stream, first_seq: next, next_seq: next_after, first_position })
     }
 
     /// The stream's next seq including pending writes, read from the tree's
@@ -344,25 +455,26 @@ impl Writer {
         }
     }
 
-    /// Writes a group's accepted appends, each atomically.
+    /// Writes a group before its flush: its records as one feed key (the
+    /// commit itself, see `feed`), the summaries, the derived mark, and
+    /// the projection changes (one transaction).
     ///
-    /// An append of one record, alone on its stream in the group, is a plain
-    /// insert: a single key is atomic by itself. Everything else goes into
-    /// one batch (several records of a stream must appear together), or,
-    /// when streams are created with side data, one transaction over both
-    /// trees (record 0 and its sealed data exist together or not at all).
-    /// Plain inserts matter: sled's batches and transactions roll its I/O
-    /// buffer twice, which made a one-record append plus flush about twice
-    /// as slow in the `append` benchmark. Nothing is acknowledged before the
-    /// flush, so the group itself need not be atomic, only each append; and
-    /// since all appends of a stream within the group share one atomic write,
-    /// a stream can never show a gap.
-    fn write(&self, writes: Vec<Accepted>) -> Result<(), StoreError> {
-        let Handles { records, sealed: sealed_tree, summaries, .. } = self.handles()?;
-        // Summaries go in after every record of the group, each stamped with
-        // the record count it describes (see the module docs of `sled_store`).
+    /// One key, not a batch or a transaction over the record trees: sled's
+    /// batches and transactions roll its I/O buffer twice, which made a
+    /// one-record append plus flush about twice as slow in the `append`
+    /// benchmark.
+    fn write(&mut self, first_position: u64, writes: &[Accepted], changes: &[Change]) -> Result<(), StoreError> {
+        let handles = self.handles()?;
+        let grouped = writes.iter().filter(|write| !write.records.is_empty());
+        if grouped.clone().next().is_some() {
+            let value = feed::encode_inline(grouped.map(|w| (w.stream, w.first_seq, w.records.as_slice(), w.sealed.as_deref())));
+            handles.feed.insert(FeedKey(first_position).to_bytes(), value).map_err(|e| backend("writing the feed", e))?;
+        }
+        // Summaries go in with the group, each stamped with the record count
+        // it describes (see the module docs of `sled_store`): shown only
+        // once the records are durable and derived.
         let mut described: HashMap<StreamId, Vec<u8>> = HashMap::new();
-        for write in &writes {
+        for write in writes {
             let next = write.first_seq + write.records.len() as u64;
             match &write.summary {
                 Some(summary) => {
@@ -376,56 +488,34 @@ impl Writer {
                 }
             }
         }
-        self.write_records(records, sealed_tree, writes)?;
         for (stream, value) in described {
-            summaries.insert(stream.0, value).map_err(|e| backend("writing a summary", e))?;
+            handles.summaries.insert(stream.0, value).map_err(|e| backend("writing a summary", e))?;
         }
+        // The mark moves every `MARK_EVERY` positions, not every group: one
+        // write fewer per group, and an open derives at most that many
+        // records again.
+        let mark = self.positions.derived_durable;
+        if mark >= self.positions.marked + MARK_EVERY {
+            feed::set_derived_mark(handles, mark)?;
+        }
+        if !changes.is_empty() {
+            projection::write(handles, changes)?;
+        }
+        self.positions.marking = if mark >= self.positions.marked + MARK_EVERY { mark } else { self.positions.marked };
         Ok(())
     }
 
-    fn write_records(&self, records: &sled::Tree, sealed_tree: &sled::Tree, writes: Vec<Accepted>) -> Result<(), StoreError> {
-        let mut per_stream: HashMap<StreamId, usize> = HashMap::new();
-        for write in &writes {
-            *per_stream.entry(write.stream).or_default() += 1;
-        }
-        let mut batch = sled::Batch::default();
-        let mut batched = false;
-        let mut sealed = Vec::new();
-        for write in writes {
-            let alone = per_stream.get(&write.stream) == Some(&1);
-            if alone && write.sealed.is_none() && write.records.len() == 1 {
-                let key = RecordKey::new(write.stream, write.first_seq).to_bytes();
-                if let Some(record) = write.records.into_iter().next() {
-                    records.insert(key, record).map_err(|e| backend("writing a record", e))?;
-                }
-                continue;
-            }
-            for (seq, record) in (write.first_seq..).zip(write.records) {
-                batch.insert(&RecordKey::new(write.stream, seq).to_bytes()[..], record);
-                batched = true;
-            }
-            if let Some(bytes) = write.sealed {
-                sealed.push((write.stream, bytes));
-            }
-        }
-        if sealed.is_empty() {
-            if !batched {
-                return Ok(());
-            }
-            return records.apply_batch(batch).map_err(|e| backend("writing records", e));
-        }
-        (records, sealed_tree)
-            .transaction(|(records, sealed_tree)| {
-                records.apply_batch(&batch)?;
-                for (stream, bytes) in &sealed {
-                    sealed_tree.insert(&stream.0[..], bytes.as_slice())?;
-                }
-                Ok::<(), ConflictableTransactionError<()>>(())
-            })
-            .map_err(|e| match e {
-                TransactionError::Storage(e) => backend("writing records and sealed data", e),
-                TransactionError::Abort(()) => StoreError::Backend("writing records and sealed data: aborted".into()),
-            })
+    /// After the group's flush: its records and sealed data where readers
+    /// look for them by stream.
+    fn derive(&mut self, writes: Vec<Accepted>) -> Result<(), StoreError> {
+        let committed: Vec<Committed> = writes
+            .into_iter()
+            .filter(|write| !write.records.is_empty())
+            .map(|write| Committed { stream: write.stream, first_seq: write.first_seq, records: write.records, sealed: write.sealed })
+            .collect();
+        feed::derive(self.handles()?, &committed)?;
+        self.positions.derived = self.positions.next - 1;
+        Ok(())
     }
 
     /// One flush of everything written so far (plus an fsync in `Fsync` mode).
@@ -439,19 +529,32 @@ impl Writer {
 
     /// Broadcasts the notices of accepted appends (in queue order), then
     /// answers every request.
-    fn answer(&self, answers: Vec<(Reply, Result<Appended, StoreError>)>) {
-        for (_, decision) in &answers {
+    fn answer(&self, answers: Vec<Answer>) {
+        for answer in &answers {
             // A summary-only append added no record: nothing to announce.
-            if let Ok(notice) = decision
+            if let Answer::Append(_, Ok(notice)) = answer
                 && notice.next_seq > notice.first_seq
             {
                 // No subscriber is not an error.
                 let _ = self.notices.send(notice.clone());
             }
         }
-        for (reply, decision) in answers {
-            // The caller may have stopped waiting: not an error either.
-            let _ = reply.send(decision);
+        // The caller may have stopped waiting: not an error either.
+        for answer in answers {
+            match answer {
+                Answer::Append(reply, decision) => drop(reply.send(decision)),
+                Answer::Projection(reply, decision) => drop(reply.send(decision)),
+            }
+        }
+    }
+
+    /// Answers every decision of a group with the same failure.
+    fn fail(answers: Vec<Answer>, failure: &StoreError) {
+        for answer in answers {
+            match answer {
+                Answer::Append(reply, _) => drop(reply.send(Err(failure.clone()))),
+                Answer::Projection(reply, _) => drop(reply.send(Err(failure.clone()))),
+            }
         }
     }
 }

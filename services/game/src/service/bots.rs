@@ -17,16 +17,30 @@
 //! writers: the store's version check lets one move in, the other's is a
 //! conflict it drops.
 
+use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::sync::Weak;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ludo_bots::{Bot, Budget};
+use ludo_engine::Seat;
+use ludo_storage::StreamId;
 
-use super::submit::{Cached, Mover};
-use super::*;
-use crate::api::{Answer, Autopilot, SetAutopilot};
+use crate::api::{Answer, MoveAccepted, MoveInput, Submission};
+use crate::api::{Autopilot, SetAutopilot};
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::kinds::AnyMove;
+use crate::record::RecordBody;
 use crate::record::SeatBotRecord;
+use crate::status::Status;
+
+use super::commit::{Committed, Heard, Subscriber};
+use super::ids::{GameId, game_id};
+use super::listing::StoredSummary;
+use super::submit::{Cached, Mover};
+use super::{Current, GameService};
 
 /// How the server's bots play.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +129,20 @@ impl std::fmt::Debug for Bots {
 /// The first seat to move that a bot plays, with its bot.
 fn bot_turn(current: &Current) -> Option<(Seat, BotSeat)> {
     current.status.to_move().iter().find_map(|&seat| current.table.bot_for(seat).map(|bot| (seat, bot)))
+}
+
+/// Makes sure a task plays a game's bots when a record leaves a bot to move.
+pub(super) struct BotTurns;
+
+impl Subscriber for BotTurns {
+    fn name(&self) -> &'static str {
+        "bots"
+    }
+
+    fn committed<'a>(&'a self, service: &'a GameService, commit: &'a Committed) -> Heard<'a> {
+        service.wake_bots(commit.slot.meta.stream, &commit.now);
+        Box::pin(std::future::ready(()))
+    }
 }
 
 impl GameService {
@@ -219,7 +247,7 @@ impl GameService {
 
     /// After a change to a game: if a bot is to move in it, makes sure a
     /// task plays it (one task per game; a running one looks again).
-    fn wake_bots(&self, stream: StreamId, current: &Current) {
+    pub(super) fn wake_bots(&self, stream: StreamId, current: &Current) {
         if bot_turn(current).is_none() {
             return;
         }
@@ -352,7 +380,7 @@ impl GameService {
     /// moment, storage errors. Nothing is appended unless the answer is `Ok`.
     pub async fn set_autopilot(&self, id: &GameId, token: Option<&str>, request: SetAutopilot) -> Result<Autopilot, ServiceError> {
         // A hand-over appends a record, as a move does: limited alike.
-        let (slot, seat, mut writer) = self.writing(id, Mover::Token(token), Cached::IsLatest).await?;
+        let (slot, seat, writer) = self.writing(id, Mover::Token(token), Cached::IsLatest).await?;
         let current = slot.current();
         if current.status.is_finished() {
             return Err(match current.status {
@@ -364,10 +392,8 @@ impl GameService {
         if current.bot(seat) == bot && !current.table.seats().get(usize::from(seat.0)).is_some_and(|s| s.resigned) {
             return Ok(Autopilot { version: current.version, seat, bot });
         }
-        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatBot(SeatBotRecord { seat, bot })).await?;
-        drop(writer);
+        let now = self.commit_seat_record(&slot, writer, current, RecordBody::SeatBot(SeatBotRecord { seat, bot })).await?.now;
         tracing::info!(game = %slot.meta.id, %seat, bot = bot.map(|b| b.level.name()), "seat handed over");
-        self.wake(slot.meta.stream, &now);
         Ok(Autopilot { version: now.version, seat, bot })
     }
 }

@@ -1,6 +1,18 @@
 //! The cache of live games: loading from the log, eviction of idle games.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use ludo_storage::StreamId;
+
+use crate::error::ServiceError;
+use crate::record::{MoveRecord, Record, RecordBody};
+use crate::replay::{ReplayError, Replayed, replay};
+use crate::secrets::Secrets;
+
+use super::ids::{GameId, game_id};
+use super::{Current, GameService, Slot, Writer, blocking, corrupt, parse_records};
 
 /// Forgets the least recently used games that no writer holds, down to 90%
 /// of `max` (so eviction is not paid on every insert), never `keep`, and
@@ -107,7 +119,7 @@ impl GameService {
         let slot = Arc::new(Slot {
             meta: self.meta(id, stream, state.kind, &state.created, created_at, secrets),
             writer: Arc::new(tokio::sync::Mutex::new(Writer { last_hash: state.last_hash, request_ids, evicted: false })),
-            current: RwLock::new(Arc::new(Current::new(state.version, state.game, Arc::new(state.table)))),
+            current: RwLock::new(Arc::new(Current::new(state.version, state.game, state.table))),
             last_used: AtomicU64::new(self.tick()),
             history: RwLock::new(None),
             heard: AtomicU64::new(0),
@@ -165,7 +177,7 @@ impl GameService {
 /// the cache is as it was.
 fn apply_newer(slot: &Slot, writer: &mut Writer, current: &Current, records: &[Record]) -> Result<Arc<Current>, ReplayError> {
     let (mut game, mut version, mut last_hash) = (current.game.clone(), current.version, writer.last_hash);
-    let mut table = Table::clone(&current.table);
+    let mut table = Arc::clone(&current.table);
     let mut scratch = Vec::new();
     let mut request_ids = Vec::new();
     let mut history = slot.history.write().expect("history lock");
@@ -192,7 +204,7 @@ fn apply_newer(slot: &Slot, writer: &mut Writer, current: &Current, records: &[R
     drop(history);
     writer.request_ids.extend(request_ids);
     writer.last_hash = last_hash;
-    let now = Arc::new(Current::new(version, game, Arc::new(table)));
+    let now = Arc::new(Current::new(version, game, table));
     *slot.current.write().expect("current lock") = Arc::clone(&now);
     Ok(now)
 }

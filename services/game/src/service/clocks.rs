@@ -14,11 +14,22 @@
 //! conflicts are dropped.
 
 use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::sync::Weak;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use std::time::SystemTime;
 
-use super::*;
+use ludo_storage::StreamId;
+
 use crate::bot::BotLevel;
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::record::RecordBody;
+
+use super::commit::{Committed, Heard, Subscriber};
+use super::ids::GameId;
+use super::{Current, GameService};
 
 /// The bot that makes a seat's move when its time ran out: it moves at once.
 const TIMEOUT_BOT: BotSeat = BotSeat { level: BotLevel::Greedy, think_ms: 0 };
@@ -69,6 +80,20 @@ fn epoch_ms(time: SystemTime) -> u64 {
     time.duration_since(std::time::UNIX_EPOCH).map_or(0, |since| u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// Sets each game's timer to its next deadline after a record.
+pub(super) struct ClockTimers;
+
+impl Subscriber for ClockTimers {
+    fn name(&self) -> &'static str {
+        "clocks"
+    }
+
+    fn committed<'a>(&'a self, service: &'a GameService, commit: &'a Committed) -> Heard<'a> {
+        service.wake_clock(commit.slot.meta.stream, &commit.now);
+        Box::pin(std::future::ready(()))
+    }
+}
+
 impl GameService {
     /// After a change to a game: its timer is set to its next deadline
     /// (none: no clock runs).
@@ -117,7 +142,7 @@ impl GameService {
     async fn expire(self: Arc<Self>, stream: StreamId) {
         let id = GameId::from(stream);
         let fired = async {
-            let (slot, mut writer) = self.locked(&id).await?;
+            let (slot, writer) = self.locked(&id).await?;
             let current = slot.current();
             let now = epoch_ms(self.clock.now());
             let Some((deadline, seat)) = current.table.next_deadline().filter(|&(at, _)| at <= now) else {
@@ -127,11 +152,8 @@ impl GameService {
             };
             let heir = BotSeat { level: TIMEOUT_BOT.level, think_ms: self.think_ms() };
             let (forfeit, bot) = current.table.timeout_of(seat, TIMEOUT_BOT, heir);
-            let after = self.append_seat_record(&slot, &mut writer, &current, RecordBody::Timeout { seat, forfeit, bot }).await?;
-            drop(writer);
+            self.commit_seat_record(&slot, writer, current, RecordBody::Timeout { seat, forfeit, bot }).await?;
             tracing::info!(game = %id, %seat, late_ms = now - deadline, forfeit, "a seat's time ran out");
-            self.wake(stream, &after);
-            self.ended(&slot, &current.status, &after).await;
             Ok::<_, ServiceError>("written")
         };
         let outcome = match fired.await {

@@ -1,6 +1,25 @@
 //! Creating games: kinds, option defaults and the checks on new games.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, RwLock};
+
+use ludo_engine::{Seat, Viewer};
+use ludo_storage::{AppendRequest, StreamId};
+use serde_json::Value;
+
+use crate::api::{CreateGame, CreatedGame, Invitation, KindInfo, SeatToken};
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::kinds::{AnyEffect, CreateError, Kind};
+use crate::record::{GENESIS, GameCreated, Record, RecordBody};
+use crate::secrets::Secrets;
+use crate::table::Table;
+use crate::{kinds, secrets};
+
+use super::ids::game_id;
+use super::listing::StoredSummary;
+use super::{Current, GameMeta, GameService, Slot, Writer, check_new_options, check_players, raw, timestamp};
 
 impl GameService {
     /// Recomputes, per kind, the default options games share.
@@ -189,10 +208,18 @@ impl GameService {
             receipt: tokio::sync::OnceCell::new(),
         });
         let slot = self.cache(stream, slot);
-        self.notify(&slot, None, &slot.current(), &at);
-        self.metrics.games_created.get_or_create(&KindLabel { kind: kind.id.into() }).inc();
         tracing::info!(game = %id, kind = kind.id, players = names.len(), open = lobby, "game created");
-        self.wake(stream, &slot.current());
+        let now = slot.current();
+        let created_record = super::commit::Committed {
+            slot: Arc::clone(&slot),
+            before: None,
+            now,
+            at,
+            record: "game_created",
+            effects: Vec::new(),
+            receipt: std::sync::OnceLock::new(),
+        };
+        self.dispatch(&created_record).await;
         // A token for each seat a person takes; none for a bot's seat, which
         // no token opens (its creator would read the bot's hand with it).
         let seats = credentials

@@ -50,7 +50,7 @@ impl History {
     pub(super) fn build(records: &[Record], seed: &ludo_engine::Seed) -> Result<History, ReplayError> {
         let first = records.first().ok_or_else(|| ReplayError { seq: 0, reason: "the log is empty".into() })?;
         let (mut replayer, effects) = Replayer::start(first, seed)?;
-        let mut history = History::new(&replayer.game, effects, Arc::new(replayer.table.clone()));
+        let mut history = History::new(&replayer.game, effects, Arc::clone(&replayer.table));
         for record in &records[1..] {
             let (applied, effects) = replayer.step(record)?;
             history.push_replayed(applied, effects, &replayer.game, &replayer.table);
@@ -80,9 +80,9 @@ impl History {
     /// Keeps the next record as replay applied it, the table left as
     /// `table`: the table is kept when the record changed it (a seat record;
     /// in a game with a clock, every record).
-    pub(super) fn push_replayed(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame, table: &Table) {
+    pub(super) fn push_replayed(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame, table: &Arc<Table>) {
         let changed = matches!(applied, Applied::Table) || table.clocks().is_some();
-        self.push(applied, effects, after, changed.then(|| Arc::new(table.clone())));
+        self.push(applied, effects, after, changed.then(|| Arc::clone(table)));
     }
 
     /// Keeps the next record, which did `applied` and `effects` and left

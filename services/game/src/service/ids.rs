@@ -1,6 +1,11 @@
 //! Game ids: UUIDv7, made in increasing order, and read back as the store's stream ids.
 
-use super::*;
+use super::tlog;
+use crate::error::ServiceError;
+use crate::secrets;
+use ludo_storage::StreamId;
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 /// Game ids: UUIDv7, strictly increasing within this process (RFC 9562
 /// §6.2, method 2: the random bits after the millisecond act as a counter

@@ -29,7 +29,7 @@ const SUMMARY_FORMAT: u32 = 1;
 
 /// A game's summary as stored beside its log.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(super) struct StoredSummary {
+pub(crate) struct StoredSummary {
     format: u32,
     kind: String,
     /// Names by seat; null for an open seat.
@@ -68,7 +68,7 @@ fn no_bots(bots: &[Option<BotSeat>]) -> bool {
 impl StoredSummary {
     /// The summary of a game of `kind` with `table`, created at
     /// `created_at`, at `version` with `status`, its last record made at `last_at`.
-    pub(super) fn new(kind: String, table: &Table, created_at: String, (version, status): (u64, &Status), last_at: &str) -> Self {
+    pub(crate) fn new(kind: String, table: &Table, created_at: String, (version, status): (u64, &Status), last_at: &str) -> Self {
         let bots = table.bots();
         StoredSummary {
             format: SUMMARY_FORMAT,
@@ -88,7 +88,7 @@ impl StoredSummary {
     }
 
     /// The same, for a game imported from `imported` (or not).
-    pub(super) fn imported(self, imported: Option<crate::transparency::Imported>) -> Self {
+    pub(crate) fn imported(self, imported: Option<crate::transparency::Imported>) -> Self {
         StoredSummary { imported, ..self }
     }
 
@@ -104,12 +104,12 @@ impl StoredSummary {
         self.status.to_move().iter().any(|seat| self.bots.get(usize::from(seat.0)).is_some_and(Option::is_some))
     }
 
-    pub(super) fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("summaries serialize")
     }
 
     /// Reads a summary this version understands, for a game `next_seq` records long.
-    pub(super) fn from_bytes(bytes: &[u8], next_seq: u64) -> Option<Self> {
+    pub(crate) fn from_bytes(bytes: &[u8], next_seq: u64) -> Option<Self> {
         let summary: StoredSummary = serde_json::from_slice(bytes).ok()?;
         (summary.format == SUMMARY_FORMAT && summary.version + 1 == next_seq).then_some(summary)
     }

@@ -1,7 +1,9 @@
 //! The event-sourced game aggregate: decide, append, evolve.
 //!
 //! One module per concern: `create` (kinds, option defaults, new games),
-//! `submit` (the single writer, versions, request ids), `reads` (state,
+//! `submit` (the single writer, versions, request ids), `commit` (the one
+//! pipeline every record goes through, and its subscribers: `webhooks`,
+//! clocks, bots, metrics, the transparency log), `reads` (state,
 //! legal moves, log pages, steps, replays), `watch` (live streams),
 //! `tickets` (stream tickets), `transfer` (export, import), `listing`,
 //! `cache` (live games, loading, eviction), `bots` (bot seats, autopilot),
@@ -11,10 +13,11 @@
 mod bots;
 mod cache;
 mod clocks;
+mod commit;
 mod create;
 mod history;
 mod ids;
-mod listing;
+pub(crate) mod listing;
 mod reads;
 mod seats;
 mod submit;
@@ -22,6 +25,7 @@ mod tickets;
 mod tlog;
 mod transfer;
 mod watch;
+mod webhooks;
 
 pub use bots::{BotSettings, DEFAULT_THINK_MS};
 pub use tickets::TICKET_LIFETIME;
@@ -32,27 +36,23 @@ pub use transfer::{MAX_IMPORT_BYTES, MAX_IMPORT_RECORDS};
 pub use watch::{Watch, Watched};
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::SystemTime;
 
 use ludo_engine::{MoveError, Seat, Viewer};
-use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
+use ludo_storage::{EventStore, StoreError, StreamId};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::api::{
-    Answer, CreateGame, CreatedGame, Event, EventPage, GameState, ImportedGame, Invitation, KindInfo, LegalMoves, MoveAccepted, MoveInput,
-    SeatInfo, SeatToken, Step, StepPage, Submission,
-};
-use crate::bot::{BotMark, BotSeat};
+use crate::api::{Answer, Event, MoveAccepted, SeatInfo};
+use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::export;
-use crate::kinds::{self, AnyEffect, AnyGame, AnyMove, ApplyError, CreateError, Kind};
-use crate::metrics::{KindLabel, Metrics};
+use crate::kinds::{self, AnyEffect, AnyGame, ApplyError, CreateError, Kind};
+use crate::metrics::Metrics;
 use crate::quota::{Limiter, Rate};
-use crate::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody};
-use crate::replay::{Applied, ReplayError, Replayed, replay};
+use crate::record::{Record, RecordBody};
+use crate::replay::ReplayError;
 use crate::secrets::{self, Secrets};
 use crate::status::Status;
 use crate::table::{Refusal, Table};
@@ -311,6 +311,8 @@ pub struct GameService {
     /// SHA-256 of the operator's token, which imports need; none: the
     /// server takes no import.
     operator_hash: Option<[u8; 32]>,
+    /// What hears each committed record (see `commit`).
+    subscribers: Vec<Box<dyn commit::Subscriber>>,
 }
 
 /// The moves a seat may submit by default in `ludo serve`: far above what a
@@ -414,6 +416,7 @@ impl GameService {
         let option_defaults = kinds::KINDS.iter().map(|k| (k.id, k.server_defaults())).collect();
         let (closing, _) = tokio::sync::watch::channel(false);
         let metrics = Arc::new(Metrics::new(Arc::clone(&store)));
+        let subscribers = commit::subscribers(Arc::clone(&metrics));
         let mut service = GameService {
             store,
             clock,
@@ -437,6 +440,7 @@ impl GameService {
             log_settings: LogSettings::default(),
             tlog: tokio::sync::OnceCell::new(),
             operator_hash: None,
+            subscribers,
         };
         service.share_default_options();
         service
@@ -485,25 +489,6 @@ impl GameService {
         let _ = self.webhooks.set(sink);
     }
 
-    /// Calls the game's webhook, if it has one, about the change from
-    /// `before` to `after` (a record made at `at`): it became someone's
-    /// turn, or the game ended. Never waits: the sink sends later.
-    fn notify(&self, slot: &Slot, before: Option<&Status>, after: &Current, at: &str) {
-        let (Some(hook), Some(sink)) = (&slot.meta.secrets.webhook, self.webhooks.get()) else { return };
-        let people = |seat: Seat| after.table.bot_for(seat).is_none();
-        for (event, seats) in crate::webhook::notices(before, &after.status, people) {
-            let notice = crate::webhook::Notice {
-                event,
-                game_id: slot.meta.id.clone(),
-                version: after.version,
-                seats,
-                status: after.status.clone(),
-                at: at.to_string(),
-            };
-            sink.deliver(crate::webhook::Delivery::of(hook, &notice));
-        }
-    }
-
     /// Reads at most `scan` game summaries per listing request (at least 1;
     /// default [`MAX_LIST_SCAN`]).
     #[must_use]
@@ -512,22 +497,23 @@ impl GameService {
         self
     }
 
-    /// Adds a metric of the layers around the service (connections, rate
-    /// limits …) to those `metrics_text` encodes; `name` gets the `ludo_` prefix.
-    pub fn register_metric(&self, name: &str, help: &str, metric: impl prometheus_client::registry::Metric) {
-        self.metrics.register(name, help, metric);
+    /// Registers the service's metrics (and its store's counters) in
+    /// `registry`: the server's, which encodes them at `/metrics` beside
+    /// its own (connections, rate limits, webhook calls …).
+    pub fn register_metrics(&self, registry: &mut prometheus_client::registry::Registry) {
+        self.metrics.register(registry);
+        registry.register_collector(Box::new(watch::WatchedGames(Arc::clone(&self.doorbells))));
     }
 
-    /// Adds a collector read at each scrape (the binary's allocator figures …).
-    pub fn register_collector(&self, collector: Box<dyn prometheus_client::collector::Collector>) {
-        self.metrics.register_collector(collector);
-    }
-
-    /// The service's metrics in the OpenMetrics text format.
+    /// The service's metrics alone, in the OpenMetrics text format (for
+    /// tools and tests; a server encodes them beside its own).
     #[must_use]
     pub fn metrics_text(&self) -> String {
-        self.metrics.watched_games.set(self.doorbells.len() as i64);
-        self.metrics.encode()
+        let mut registry = prometheus_client::registry::Registry::with_prefix("ludo");
+        self.register_metrics(&mut registry);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).expect("writing to a String cannot fail");
+        text
     }
 
     /// Whether the service can take moves now: not while it shuts down, nor
@@ -547,6 +533,18 @@ impl GameService {
     #[must_use]
     pub fn is_closed(&self) -> bool {
         matches!(self.store.health(), Err(StoreError::Closed))
+    }
+
+    /// The store the service commits to (the projections fold its feed).
+    #[must_use]
+    pub fn store(&self) -> Arc<dyn EventStore> {
+        Arc::clone(&self.store)
+    }
+
+    /// Turns true when the service begins to shut down.
+    #[must_use]
+    pub fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 
     /// Ends every live stream: the first step of a graceful shutdown, taken

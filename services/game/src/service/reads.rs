@@ -1,7 +1,20 @@
 //! Reads: a game's state, legal moves, log pages, steps and replays, each
 //! as the caller may see it.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ludo_engine::{Seat, Viewer};
+
+use crate::api::{EventPage, GameState, LegalMoves, Step, StepPage};
+use crate::error::ServiceError;
+use crate::kinds::{AnyEffect, AnyGame};
+use crate::record::Record;
+use crate::status::Status;
+use crate::table::Table;
+
+use super::ids::GameId;
+use super::{GameService, Slot, blocking, corrupt, effective, event, history, page_limit, parse_records, seat_infos, seat_of};
 
 impl GameService {
     /// The game as the holder of `token` (or a spectator) sees it.

@@ -9,11 +9,23 @@
 //! replay asks again for every stored record: the log says who sat where
 //! and when, and replays and verifies with it.
 
-use super::*;
+use std::sync::Arc;
+
+use ludo_engine::Seat;
+
 use crate::api::{JoinGame, JoinedSeat, ReissuedToken, SetSeatBot, TableChanged};
 use crate::bot::BotLevel;
+use crate::bot::BotSeat;
+use crate::error::ServiceError;
+use crate::record::RecordBody;
 use crate::record::{SeatBotRecord, SeatJoined};
+use crate::secrets;
+use crate::status::Status;
 use crate::table::TokenBy;
+
+use super::commit::{Committed, Proposal};
+use super::ids::GameId;
+use super::{Current, GameService, Slot, Writer, check_name, refusal, timestamp};
 
 /// Most seat records (joins, leaves, reissues, hand-overs) one game takes:
 /// far more than a table of people needs, and a bound on what repeated
@@ -36,17 +48,16 @@ impl GameService {
         }
     }
 
-    /// Appends the seat record `body` as the game's next record, after the
-    /// table accepts its change, as the game's single writer (`writer`,
-    /// locked, at `current`); answers the game as it stands after it. The
-    /// caller wakes the bots once it lets the lock go.
-    pub(super) async fn append_seat_record(
+    /// Commits the seat record `body` as the game's next record, as its
+    /// single writer (`writer`, locked at `current`), once the table
+    /// accepts its change (the fold asks it).
+    pub(super) async fn commit_seat_record(
         &self,
-        slot: &Slot,
-        writer: &mut Writer,
-        current: &Current,
+        slot: &Arc<Slot>,
+        writer: tokio::sync::OwnedMutexGuard<Writer>,
+        current: Arc<Current>,
         body: RecordBody,
-    ) -> Result<Arc<Current>, ServiceError> {
+    ) -> Result<Committed, ServiceError> {
         // Bounded are the records clients can repeat (joins, leaves,
         // reissues, hand-overs); a cancel and a resignation can only happen
         // once and must stay possible, and timeouts are the server's own
@@ -58,32 +69,8 @@ impl GameService {
                 format!("this game has had {MAX_SEAT_RECORDS} seat changes (joins, leaves, tokens, hand-overs), as many as one game takes"),
             ));
         }
-        let at = timestamp(self.clock.now());
-        let at_ms = crate::clock::millis(&at).map_err(ServiceError::Internal)?;
-        let change = crate::replay::change_of(&body, at_ms)
-            .map_err(ServiceError::Internal)?
-            .ok_or_else(|| ServiceError::Internal(format!("a {} record is not a seat record", body.type_name())))?;
-        let mut table = Table::clone(&current.table);
-        let engine = current.game.status();
-        table.apply(&change, engine.is_finished()).map_err(refusal)?;
-        table.advance(at_ms, || engine, None);
-        let seq = current.version + 1;
-        let name = body.type_name();
-        let record = Record::seal(seq, at.clone(), body, &[] as &[AnyEffect], &writer.last_hash)
-            .map_err(|e| ServiceError::Internal(format!("the {name} record does not serialize: {e}")))?;
-        let table = Arc::new(table);
-        let now = Arc::new(Current::new(seq, current.game.clone(), Arc::clone(&table)));
-        let summary = StoredSummary::of(&slot.meta, (seq, &now.status), &table, &at);
-        // Watchers hear of the record once reads return it (when this drops).
-        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-        self.append_next(slot, writer, &record, &summary, current.version).await?;
-        if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-            history.push(Applied::Table, Vec::new(), &now.game, Some(table));
-        }
-        *slot.current.write().expect("current lock") = Arc::clone(&now);
-        tracing::info!(game = %slot.meta.id, record = name, seq, "seat record appended");
-        self.notify(slot, Some(&current.status), &now, &at);
-        Ok(now)
+        let (at, expected) = (timestamp(self.clock.now()), current.version);
+        self.commit(slot, writer, current, Proposal { body, mv: None, at, expected }).await
     }
 
     /// Takes an open seat: the invitation's, or (in a public game, without
@@ -97,7 +84,7 @@ impl GameService {
     /// `game_cancelled`, `game_finished`; storage errors.
     pub async fn join(&self, id: &GameId, request: JoinGame) -> Result<JoinedSeat, ServiceError> {
         check_name("name", &request.name)?;
-        let (slot, mut writer) = self.locked(id).await?;
+        let (slot, writer) = self.locked(id).await?;
         let current = slot.current();
         let seat = match &request.invitation {
             Some(code) => {
@@ -135,9 +122,7 @@ impl GameService {
         }
         let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let body = RecordBody::SeatJoined(SeatJoined { seat, name: name.clone(), bot: None, token_hash: Some(hex::encode(hash)) });
-        let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
-        drop(writer);
-        self.wake(slot.meta.stream, &now);
+        let now = self.commit_seat_record(&slot, writer, current, body).await?.now;
         Ok(JoinedSeat { version: now.version, seat, name, token, status: now.status.clone() })
     }
 
@@ -157,13 +142,11 @@ impl GameService {
     /// `unauthorized` without the seat's token; `game_started`,
     /// `game_cancelled`; storage errors.
     pub async fn leave(&self, id: &GameId, token: Option<&str>) -> Result<TableChanged, ServiceError> {
-        let (slot, mut writer) = self.locked(id).await?;
+        let (slot, writer) = self.locked(id).await?;
         let seat = slot.seat(token)?;
         self.limit_seat(slot.meta.stream, seat)?;
         let current = slot.current();
-        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatLeft { seat }).await?;
-        drop(writer);
-        self.wake(slot.meta.stream, &now);
+        let now = self.commit_seat_record(&slot, writer, current, RecordBody::SeatLeft { seat }).await?.now;
         Ok(TableChanged { version: now.version, status: now.status.clone(), receipt: None })
     }
 
@@ -173,14 +156,12 @@ impl GameService {
     /// `unauthorized` without the admin token; `game_started`,
     /// `game_cancelled`; storage errors.
     pub async fn cancel(&self, id: &GameId, token: Option<&str>) -> Result<TableChanged, ServiceError> {
-        let (slot, mut writer) = self.locked(id).await?;
+        let (slot, writer) = self.locked(id).await?;
         slot.admin(token)?;
         let current = slot.current();
-        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::GameCancelled).await?;
-        drop(writer);
-        self.wake(slot.meta.stream, &now);
-        let receipt = self.ended(&slot, &current.status, &now).await;
-        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt })
+        let committed = self.commit_seat_record(&slot, writer, current, RecordBody::GameCancelled).await?;
+        let now = &committed.now;
+        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt: committed.receipt.into_inner() })
     }
 
     /// A new token for `seat`; the old one stops opening it, and the
@@ -199,7 +180,7 @@ impl GameService {
     /// the table; `seat_open`, `game_finished`, `game_cancelled`; storage
     /// errors.
     pub async fn reissue_token(&self, id: &GameId, token: Option<&str>, seat: Seat) -> Result<ReissuedToken, ServiceError> {
-        let (slot, mut writer) = self.locked(id).await?;
+        let (slot, writer) = self.locked(id).await?;
         let by = match token {
             Some(token) if slot.meta.secrets.is_admin(token) => TokenBy::Admin,
             _ => match slot.seat(token) {
@@ -220,7 +201,7 @@ impl GameService {
         let (token, hash) = secrets::new_token().map_err(|e| ServiceError::Internal(format!("no randomness: {e}")))?;
         let current = slot.current();
         let body = RecordBody::SeatToken { seat, token_hash: hex::encode(hash), by: Some(by) };
-        let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
+        let now = self.commit_seat_record(&slot, writer, current, body).await?.now;
         tracing::info!(game = %slot.meta.id, %seat, by = by.name(), "seat token renewed: the old token, its tickets and its streams no longer open the seat");
         Ok(ReissuedToken { version: now.version, seat, token })
     }
@@ -249,7 +230,7 @@ impl GameService {
         if let Some(name) = &request.name {
             check_name("name", name)?;
         }
-        let (slot, mut writer) = self.locked(id).await?;
+        let (slot, writer) = self.locked(id).await?;
         slot.admin(token)?;
         self.limit_seat(slot.meta.stream, seat)?;
         let current = slot.current();
@@ -288,9 +269,7 @@ impl GameService {
         } else {
             RecordBody::SeatBot(SeatBotRecord { seat, bot })
         };
-        let now = self.append_seat_record(&slot, &mut writer, &current, body).await?;
-        drop(writer);
-        self.wake(slot.meta.stream, &now);
+        let now = self.commit_seat_record(&slot, writer, current, body).await?.now;
         Ok(TableChanged { version: now.version, status: now.status.clone(), receipt: None })
     }
 
@@ -302,17 +281,15 @@ impl GameService {
     /// `unauthorized` without the seat's token; `seat_resigned` (again),
     /// `game_waiting`, `game_finished`, `game_cancelled`; storage errors.
     pub async fn resign(&self, id: &GameId, token: Option<&str>) -> Result<TableChanged, ServiceError> {
-        let (slot, mut writer) = self.locked(id).await?;
+        let (slot, writer) = self.locked(id).await?;
         let seat = slot.seat(token)?;
         self.limit_seat(slot.meta.stream, seat)?;
         let current = slot.current();
         let bot = (!current.table.two_sided())
             .then(|| current.bot(seat).unwrap_or(BotSeat { level: RESIGNED_SEAT_BOT, think_ms: self.think_ms() }));
-        let now = self.append_seat_record(&slot, &mut writer, &current, RecordBody::SeatResigned { seat, bot }).await?;
-        drop(writer);
+        let committed = self.commit_seat_record(&slot, writer, current, RecordBody::SeatResigned { seat, bot }).await?;
         tracing::info!(game = %slot.meta.id, %seat, "seat resigned");
-        self.wake(slot.meta.stream, &now);
-        let receipt = self.ended(&slot, &current.status, &now).await;
-        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt })
+        let now = &committed.now;
+        Ok(TableChanged { version: now.version, status: now.status.clone(), receipt: committed.receipt.into_inner() })
     }
 }

@@ -1,7 +1,22 @@
 //! Submitting a move: the single writer per game, the expected-version
 //! check, request-id idempotency, and the append.
 
-use super::*;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+
+use ludo_engine::Seat;
+use ludo_storage::{AppendRequest, StoreError, StreamId};
+
+use crate::api::{MoveAccepted, MoveInput, Submission};
+use crate::bot::{BotMark, BotSeat};
+use crate::error::ServiceError;
+use crate::record::{MoveRecord, Record, RecordBody};
+
+use super::commit::Proposal;
+use super::ids::GameId;
+use super::listing::StoredSummary;
+use super::{GameService, Slot, Writer, answer, check_request_id, refusal, refused, timestamp};
 
 impl GameService {
     /// Submits a move for the token's seat.
@@ -68,7 +83,7 @@ impl GameService {
     /// One try of [`Self::submit_move`], on the game as cached (`MayBeBehind`)
     /// or as the store has it (`IsLatest`: caught up first on a shared store).
     async fn submit_on(&self, id: &GameId, mover: Mover<'_>, request: Submission, cached: Cached) -> Result<MoveAccepted, ServiceError> {
-        let (slot, seat, mut writer) = self.writing(id, mover, cached).await?;
+        let (slot, seat, writer) = self.writing(id, mover, cached).await?;
         let current = slot.current();
         if let Some(request_id) = &request.request_id
             && let Some(&seq) = writer.request_ids.get(request_id)
@@ -91,8 +106,10 @@ impl GameService {
             });
         }
         // Only while every seat is taken, within the seat's time, and not
-        // by a seat that resigned (its bot plays). The time checked is the
-        // time the record says, to the millisecond, as replay checks it.
+        // by a seat that resigned (its bot plays): asked before the move is
+        // parsed, so a seat that may not move hears why. The time is the
+        // record's, to the millisecond; the commit's fold asks again, as
+        // replay does.
         let mark = match mover {
             Mover::Token(_) => None,
             Mover::Bot(_, bot) => Some(bot.level),
@@ -104,46 +121,18 @@ impl GameService {
             MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,
             MoveInput::Typed(mv) => mv,
         };
-        let mut game = current.game.clone();
-        let effects = game.apply(seat, &mv).map_err(refused)?;
-        let seq = current.version + 1;
-        let public: Vec<AnyEffect> = effects.iter().map(|e| game.redact(e, Viewer::Spectator)).collect();
         let record = MoveRecord::new(seat, &mv, request.request_id.clone())
             .map_err(|e| ServiceError::Internal(format!("the move does not serialize: {e}")))?;
         let body = RecordBody::Move(match mover {
             Mover::Token(_) => record,
             Mover::Bot(_, bot) => record.by_bot(BotMark::of(bot.level)),
         });
-        let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
-            .map_err(|e| ServiceError::Internal(format!("the move's record does not serialize: {e}")))?;
-        // Only a game with a clock has a table that moves change (its clocks).
-        let table = match current.table.clocks() {
-            None => Arc::clone(&current.table),
-            Some(_) => {
-                let mut table = Table::clone(&current.table);
-                table.advance(at_ms, || game.status(), Some(seat));
-                Arc::new(table)
-            }
-        };
-        let clocked = table.clocks().is_some().then(|| Arc::clone(&table));
-        let now = Arc::new(Current::new(seq, game, table));
-        let status = now.status.clone();
-        let summary = StoredSummary::of(&slot.meta, (seq, &status), &now.table, &at);
-        // Watchers hear of the record once reads return it (when this drops).
-        let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-        self.append_next(&slot, &mut writer, &record, &summary, request.expected_version.unwrap_or(current.version)).await?;
-        if let Some(request_id) = request.request_id {
-            writer.request_ids.insert(request_id, seq);
-        }
-        let mut answer = answer(slot.meta.kind, seq, &status, &now.game, seat, &effects, request.answer);
-        if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-            history.push(Applied::Move { seat, mv }, effects, &now.game, clocked);
-        }
-        *slot.current.write().expect("current lock") = Arc::clone(&now);
-        drop(writer);
-        self.wake(slot.meta.stream, &now);
-        self.notify(&slot, Some(&current.status), &now, &at);
-        answer.receipt = self.ended(&slot, &current.status, &now).await;
+        let expected = request.expected_version.unwrap_or(current.version);
+        let proposal = Proposal { body, mv: Some(mv), at, expected };
+        let committed = self.commit(&slot, writer, current, proposal).await?;
+        let now = &committed.now;
+        let mut answer = answer(slot.meta.kind, now.version, &now.status, &now.game, seat, &committed.effects, request.answer);
+        answer.receipt = committed.receipt.into_inner();
         Ok(answer)
     }
 

@@ -38,12 +38,19 @@
 //! (`check_tree`). A tree found altered stops the log adding leaves.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
 
+use ludo_storage::{AppendRequest, EventStore, StoreError, StreamId};
 use serde::{Deserialize, Serialize};
 use tlog_tiles::Hash;
 
-use super::*;
+use crate::error::ServiceError;
 use crate::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash, stored_hash_index};
+
+use super::commit::{Committed, Heard, Subscriber};
+use super::ids::{GameId, game_id};
+use super::listing::StoredSummary;
+use super::{Current, GameService, Slot, blocking, timestamp};
 
 /// The log stream's id (the largest UUID).
 pub(super) const LOG_STREAM: StreamId = StreamId([0xff; 16]);
@@ -693,6 +700,34 @@ async fn load_key(store: &Arc<dyn EventStore>, settings: &LogSettings, now: Stri
     Err(refuse("the key record could not be written nor read".into()))
 }
 
+/// Adds a game that a record ended to the transparency log, before the
+/// command that ended it is answered (its receipt is in the answer). A
+/// failure is logged, not answered: the record is durable, and the sweep
+/// adds the leaf later.
+pub(super) struct EndedGames;
+
+impl Subscriber for EndedGames {
+    fn name(&self) -> &'static str {
+        "transparency_log"
+    }
+
+    fn committed<'a>(&'a self, service: &'a GameService, commit: &'a Committed) -> Heard<'a> {
+        if !commit.ended_game() {
+            return Box::pin(std::future::ready(()));
+        }
+        Box::pin(async move {
+            match service.receipt_of(&commit.slot, &commit.now).await {
+                Ok(receipt) => {
+                    let _ = commit.receipt.set(receipt);
+                }
+                Err(err) => {
+                    tracing::warn!(%err, game = %commit.slot.meta.id, "a game that ended was not added to the transparency log; the sweep will");
+                }
+            }
+        })
+    }
+}
+
 impl GameService {
     /// Sets how the transparency log is opened (origin, key); takes effect
     /// at [`Self::open_log`] (or the first game that ends).
@@ -834,22 +869,6 @@ impl GameService {
             log.receipt(index, size).await
         });
         logged.await.map_err(|e| ServiceError::Internal(format!("adding a game to the log failed: {e}")))?
-    }
-
-    /// After a change that ended a game: its leaf, before the answer. A
-    /// failure is logged, not answered (the change is durable; the sweep
-    /// adds the leaf later).
-    pub(super) async fn ended(&self, slot: &Slot, before: &Status, now: &Current) -> Option<Receipt> {
-        if before.is_finished() || !now.status.is_finished() {
-            return None;
-        }
-        match self.receipt_of(slot, now).await {
-            Ok(receipt) => Some(receipt),
-            Err(err) => {
-                tracing::warn!(%err, game = %slot.meta.id, "a game that ended was not added to the transparency log; the sweep will");
-                None
-            }
-        }
     }
 
     /// Adds to the log the games in `summaries` (over, and their summaries

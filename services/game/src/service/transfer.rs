@@ -1,6 +1,21 @@
 //! Export and import of a game's whole record.
 
-use super::*;
+use std::sync::Arc;
+
+use ludo_storage::{AppendRequest, StoreError, StreamId};
+
+use crate::api::ImportedGame;
+use crate::error::ServiceError;
+use crate::record::{MoveRecord, Record, RecordBody};
+use crate::replay::replay;
+use crate::secrets::Secrets;
+use crate::status::Status;
+use crate::table::Table;
+use crate::{export, kinds, secrets};
+
+use super::ids::{GameId, parse_id};
+use super::listing::StoredSummary;
+use super::{GameService, blocking, check_name, check_new_options, check_players, check_request_id, corrupt, parse_records, timestamp};
 
 /// The summary of an imported game, from its first and last records (as
 /// `export::check` parsed and verified them).

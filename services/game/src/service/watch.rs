@@ -59,6 +59,23 @@ pub enum Watch {
     Over(StreamEnd),
 }
 
+/// Games with at least one live stream open, counted at each scrape.
+pub(super) struct WatchedGames(pub(super) Arc<Doorbells>);
+
+impl std::fmt::Debug for WatchedGames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WatchedGames")
+    }
+}
+
+impl prometheus_client::collector::Collector for WatchedGames {
+    fn encode(&self, mut encoder: prometheus_client::encoding::DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        use prometheus_client::encoding::EncodeMetric;
+        let gauge = prometheus_client::metrics::gauge::ConstGauge::new(i64::try_from(self.0.len()).unwrap_or(i64::MAX));
+        gauge.encode(encoder.encode_descriptor("watched_games", "Games with at least one live stream open", None, gauge.metric_type())?)
+    }
+}
+
 /// The doorbells of the games being watched, and the dispatcher ringing them.
 #[derive(Debug, Default)]
 pub(super) struct Doorbells {
@@ -372,7 +389,7 @@ async fn follow(
             let mut pending = parse_records(id, read(from - 1, None).await?)?.into_iter();
             let before = pending.next().ok_or_else(empty)?;
             let last_hash = before.hash_bytes().map_err(|reason| ServiceError::CorruptLog { game: id.into(), seq: before.seq, reason })?;
-            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), Table::clone(&table)), pending)
+            (Replayer::resume(slot.meta.kind, created, game, (from - 1, last_hash), table), pending)
         }
     };
     loop {

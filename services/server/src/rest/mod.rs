@@ -34,6 +34,8 @@ pub struct AppState {
     pub service: Arc<GameService>,
     /// The kinds, with their options schemas resolved from the OpenAPI document.
     pub kinds: Arc<Vec<KindInfo>>,
+    /// The metrics `/metrics` encodes.
+    pub metrics: crate::Metrics,
 }
 
 type Result<T> = std::result::Result<T, Problem>;
@@ -815,7 +817,7 @@ pub struct Health {
     responses((status = 200, description = "The metrics", body = String, content_type = "application/openmetrics-text"))
 )]
 async fn metrics(State(app): State<AppState>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], app.service.metrics_text())
+    ([(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], app.metrics.encode())
 }
 
 /// Liveness check: the process answers. Restart it when this fails; see

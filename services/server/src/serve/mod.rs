@@ -57,15 +57,15 @@ struct ConnectionMetrics {
 }
 
 impl ConnectionMetrics {
-    fn register(service: &GameService) -> Self {
+    fn register(registry: &crate::Metrics) -> Self {
         let metrics = ConnectionMetrics::default();
-        service.register_metric("connections", "Connections open", metrics.open.clone());
-        service.register_metric(
+        registry.register("connections", "Connections open", metrics.open.clone());
+        registry.register(
             "connections_refused",
             "Connections refused: server_full (max-connections), per_address (max-connections-per-ip)",
             metrics.refused.clone(),
         );
-        service.register_metric(
+        registry.register(
             "connections_closed",
             "Connections the server closed: idle (no request for the idle or header timeout), stalled (no byte moved with a request in flight), aborted (open at the end of a shutdown)",
             metrics.closed.clone(),
@@ -87,13 +87,13 @@ impl ConnectionMetrics {
 pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
-    service: &GameService,
+    (service, registry): (&GameService, &crate::Metrics),
     limits: ConnectionLimits,
     trusted: TrustedProxies,
     shutdown: impl Future<Output = ()>,
 ) {
     let limits = Arc::new(limits);
-    let metrics = ConnectionMetrics::register(service);
+    let metrics = ConnectionMetrics::register(registry);
     let admission = Admission::new(limits.max_connections, limits.max_connections_per_ip, trusted);
     let refusals = Arc::new(Semaphore::new(MAX_REFUSALS));
     let (closing, _) = watch::channel(false);

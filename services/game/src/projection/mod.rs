@@ -1,0 +1,304 @@
+//! Projections: read models folded from the store's global feed.
+//!
+//! Every committed record has a global position in the store's feed (the
+//! `$all` stream of event stores). A projection folds the feed, in order,
+//! into rows of its own, kept by the store with the position it has folded
+//! up to (its checkpoint). Each step reads a batch of entries after the
+//! checkpoint, folds them, and commits the rows and the new checkpoint
+//! together, on condition that the checkpoint is still the one it started
+//! from: a step that another process beat commits nothing, so no record is
+//! folded twice, and a crash loses at most the step under way, which the
+//! next start folds again. A projection is a pure fold of the feed: built
+//! again from position 0 (`ludo projections rebuild NAME`) it holds the same
+//! rows.
+//!
+//! A server keeps each projection up to date while it runs ([`Projections::spawn`]):
+//! it holds the projection's lease (on PostgreSQL an advisory lock, so one
+//! replica at a time advances it, and the others take over if it goes),
+//! folds what the feed holds, then waits for the store's notice of the next
+//! append (or polls, on a store whose notices may be lost).
+
+pub mod games;
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ludo_storage::{EventStore, FeedEntry, ProjectionCommit, StoreError};
+use serde::Serialize;
+
+/// Feed entries a step folds and commits together.
+pub const BATCH: usize = 256;
+
+/// How long a server waits before trying again a projection that failed,
+/// or whose lease another server holds.
+const RETRY: Duration = Duration::from_secs(2);
+
+/// What a fold resolves to (boxed: projections are kept as trait objects).
+pub type Folded<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+
+/// A read model folded from the feed.
+pub trait Projection: Send + Sync + 'static {
+    /// Its name, as `ludo projections` takes it and the store keeps it.
+    fn name(&self) -> &'static str;
+
+    /// What it holds, for a person.
+    fn about(&self) -> &'static str;
+
+    /// Folds the next feed entry into `rows`. Deterministic: the same
+    /// entries in the same order make the same rows, whenever they are
+    /// folded. An error stops the projection at this entry (nothing of its
+    /// step is committed) and is reported, never skipped.
+    fn fold<'a>(&'a self, entry: &'a FeedEntry, rows: &'a mut Rows) -> Folded<'a>;
+
+    /// Forgets what it keeps in memory between folds (its rows in the
+    /// store are the truth): before a rebuild, and after a step was lost
+    /// to another process.
+    fn forget(&self) {}
+}
+
+/// A projection's rows, as a step sees them: the store's, with the step's
+/// own changes on top.
+pub struct Rows {
+    store: Arc<dyn EventStore>,
+    name: &'static str,
+    changes: BTreeMap<Vec<u8>, Option<Vec<u8>>>,
+}
+
+impl Rows {
+    /// The row at `key`, as this step leaves it so far.
+    ///
+    /// # Errors
+    /// The store's.
+    pub async fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        match self.changes.get(key) {
+            Some(change) => Ok(change.clone()),
+            None => self.store.projection_get(self.name, key).await,
+        }
+    }
+
+    /// Sets the row at `key`.
+    pub fn put(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.changes.insert(key, Some(value));
+    }
+
+    /// Removes the row at `key`.
+    pub fn delete(&mut self, key: Vec<u8>) {
+        self.changes.insert(key, None);
+    }
+
+    /// The store the feed comes from (for a projection that reads a
+    /// game's log or its sealed data to fold it).
+    #[must_use]
+    pub fn store(&self) -> &Arc<dyn EventStore> {
+        &self.store
+    }
+}
+
+/// Why a projection did not advance.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectionError {
+    /// No projection has this name.
+    #[error("no projection is called `{0}` (see `ludo projections status`)")]
+    Unknown(String),
+    /// Another process holds its lease.
+    #[error("another server is advancing projection `{0}` now; stop it, or try again")]
+    Leased(String),
+    /// An entry does not fold.
+    #[error("projection `{name}` does not fold the feed's entry at position {position}: {reason}")]
+    Fold {
+        /// The projection.
+        name: &'static str,
+        /// The entry's position.
+        position: u64,
+        /// Why.
+        reason: String,
+    },
+    /// The store failed or refused.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Where a projection stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ProjectionStatus {
+    /// Its name.
+    pub name: &'static str,
+    /// What it holds.
+    pub about: &'static str,
+    /// The feed position it has folded up to (0: none yet).
+    pub checkpoint: u64,
+    /// The feed's last position.
+    pub head: u64,
+}
+
+impl ProjectionStatus {
+    /// Entries it has still to fold.
+    #[must_use]
+    pub fn behind(&self) -> u64 {
+        self.head.saturating_sub(self.checkpoint)
+    }
+}
+
+/// The projections a store's server keeps.
+pub struct Projections {
+    store: Arc<dyn EventStore>,
+    all: Vec<Arc<dyn Projection>>,
+}
+
+impl std::fmt::Debug for Projections {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Projections").field("names", &self.all.iter().map(|p| p.name()).collect::<Vec<_>>()).finish_non_exhaustive()
+    }
+}
+
+impl Projections {
+    /// The built-in projections over `store`.
+    #[must_use]
+    pub fn new(store: Arc<dyn EventStore>) -> Self {
+        let all: Vec<Arc<dyn Projection>> = vec![Arc::new(games::Games::default())];
+        Projections { store, all }
+    }
+
+    /// The projection called `name`.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Unknown`].
+    pub fn get(&self, name: &str) -> Result<&Arc<dyn Projection>, ProjectionError> {
+        self.all.iter().find(|p| p.name() == name).ok_or_else(|| ProjectionError::Unknown(name.to_string()))
+    }
+
+    /// Where each projection stands.
+    ///
+    /// # Errors
+    /// The store's.
+    pub async fn status(&self) -> Result<Vec<ProjectionStatus>, ProjectionError> {
+        let head = self.store.feed_head()?;
+        let mut status = Vec::with_capacity(self.all.len());
+        for projection in &self.all {
+            let checkpoint = self.store.projection_load(projection.name()).await?.unwrap_or(0);
+            status.push(ProjectionStatus { name: projection.name(), about: projection.about(), checkpoint, head });
+        }
+        Ok(status)
+    }
+
+    /// Folds and commits the next batch of entries after the projection's
+    /// checkpoint; answers how many it folded (0: it is up to date).
+    ///
+    /// # Errors
+    /// An entry that does not fold; the store's (a conflict: another
+    /// process advanced it meanwhile, and this step committed nothing).
+    pub async fn step(&self, projection: &dyn Projection) -> Result<usize, ProjectionError> {
+        let name = projection.name();
+        let checkpoint = self.store.projection_load(name).await?;
+        let entries = self.store.read_feed(checkpoint.unwrap_or(0), BATCH).await?;
+        let Some(last) = entries.last().map(|entry| entry.position) else { return Ok(0) };
+        let mut rows = Rows { store: Arc::clone(&self.store), name, changes: BTreeMap::new() };
+        for entry in &entries {
+            projection.fold(entry, &mut rows).await.map_err(|reason| {
+                projection.forget();
+                ProjectionError::Fold { name, position: entry.position, reason }
+            })?;
+        }
+        let commit =
+            ProjectionCommit { name: name.to_string(), expected: checkpoint, checkpoint: last, puts: rows.changes.into_iter().collect() };
+        if let Err(err) = self.store.projection_commit(commit).await {
+            projection.forget();
+            return Err(err.into());
+        }
+        Ok(entries.len())
+    }
+
+    /// Folds everything the feed holds now; answers the checkpoint reached.
+    ///
+    /// # Errors
+    /// As [`Self::step`].
+    pub async fn catch_up(&self, projection: &dyn Projection) -> Result<u64, ProjectionError> {
+        while self.step(projection).await? > 0 {}
+        Ok(self.store.projection_load(projection.name()).await?.unwrap_or(0))
+    }
+
+    /// Builds `name` again from position 0, under its lease; answers the
+    /// checkpoint reached.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Unknown`]; [`ProjectionError::Leased`] while a
+    /// server advances it; as [`Self::step`].
+    pub async fn rebuild(&self, name: &str) -> Result<u64, ProjectionError> {
+        let projection = self.get(name)?;
+        let Some(_lease) = self.store.projection_lease(projection.name()).await? else {
+            return Err(ProjectionError::Leased(name.to_string()));
+        };
+        projection.forget();
+        self.store.projection_reset(projection.name()).await?;
+        self.catch_up(&**projection).await
+    }
+
+    /// Keeps every projection up to date until `closing` turns true: one
+    /// task each, which takes the projection's lease, folds what the feed
+    /// holds, and then folds each new append as the store announces it.
+    pub fn spawn(self: &Arc<Self>, closing: tokio::sync::watch::Receiver<bool>) {
+        for projection in &self.all {
+            tokio::spawn(Arc::clone(self).keep(Arc::clone(projection), closing.clone()));
+        }
+    }
+
+    async fn keep(self: Arc<Self>, projection: Arc<dyn Projection>, mut closing: tokio::sync::watch::Receiver<bool>) {
+        let name = projection.name();
+        let poll = self.store.poll_every().unwrap_or(Duration::from_secs(30));
+        while !*closing.borrow() {
+            let lease = match self.store.projection_lease(name).await {
+                Ok(Some(lease)) => lease,
+                Ok(None) => {
+                    tracing::debug!(projection = name, "another server advances this projection");
+                    if wait(&mut closing, RETRY).await {
+                        return;
+                    }
+                    continue;
+                }
+                Err(err) => {
+                    tracing::warn!(%err, projection = name, "the projection's lease could not be taken");
+                    if wait(&mut closing, RETRY).await {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            // Subscribed before catching up: an append between the two rings.
+            let mut notices = self.store.subscribe();
+            tracing::info!(projection = name, "keeping the projection up to date");
+            while lease.is_held() && !*closing.borrow() {
+                match self.catch_up(&*projection).await {
+                    Ok(_) => {}
+                    Err(err) => {
+                        tracing::warn!(%err, projection = name, "the projection stopped; it tries again");
+                        if wait(&mut closing, RETRY).await {
+                            return;
+                        }
+                        continue;
+                    }
+                }
+                tokio::select! {
+                    notice = notices.recv() => {
+                        if matches!(notice, Err(tokio::sync::broadcast::error::RecvError::Closed)) {
+                            return; // the store closed
+                        }
+                    }
+                    () = tokio::time::sleep(poll) => {}
+                    _ = closing.wait_for(|closed| *closed) => return,
+                }
+            }
+        }
+    }
+}
+
+/// Waits `pause`, or less if the service closes (answers whether it did).
+async fn wait(closing: &mut tokio::sync::watch::Receiver<bool>, pause: Duration) -> bool {
+    let slept = tokio::select! {
+        () = tokio::time::sleep(pause) => true,
+        _ = closing.wait_for(|closed| *closed) => false,
+    };
+    !slept || *closing.borrow()
+}

@@ -1,0 +1,145 @@
+//! Projections fold the store's feed of committed records. The `games`
+//! projection holds each game's summary exactly as the store keeps it
+//! beside the game's log (but for the game's place in the transparency
+//! log, which no game record holds); folded live as games are played and
+//! built again from position 0, it holds the same rows. On memory, sled and
+//! PostgreSQL (which skips without PostgreSQL unless
+//! `LUDO_REQUIRE_POSTGRES=1`); on PostgreSQL two servers never advance one
+//! projection at once.
+
+#[path = "../../../storage/tests/common/postgres.rs"]
+#[allow(dead_code)] // each test binary uses its own share of the harness
+mod postgres;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ludo_game::api::{CreateGame, JoinGame, SubmitMove};
+use ludo_game::projection::Projections;
+use ludo_game::{GameId, GameService, Status, SystemClock};
+use ludo_storage::{Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore};
+use serde_json::{Value, json};
+
+/// Plays a few games of every shape: one to its end, one resigned, one
+/// waiting for a player, one joined and part-played.
+async fn play(service: &GameService) {
+    async fn moves(service: &GameService, id: &GameId, tokens: &[String], most: usize) {
+        for _ in 0..most {
+            let state = service.get(id, None).await.expect("state");
+            let Status::InProgress { to_move, .. } = state.status else { return };
+            let token = &tokens[usize::from(to_move[0].0)];
+            let legal = service.legal_moves(id, Some(token)).await.expect("legal moves");
+            let mv = SubmitMove { mv: legal.moves[0].to_json(), expected_version: None, request_id: None };
+            service.submit(id, Some(token), mv).await.expect("a legal move");
+        }
+    }
+    for players in [2, 3] {
+        let names = ["Ann", "Bob", "Cid"].into_iter().take(players);
+        let game = service.create(CreateGame::new("cardinal", names).with_options(json!({"first_seat": 0}))).await.expect("created");
+        let id: GameId = game.id.parse().expect("id");
+        let tokens: Vec<String> = game.seats.iter().map(|seat| seat.token.clone()).collect();
+        moves(service, &id, &tokens, if players == 2 { 500 } else { 7 }).await;
+        if players == 3 {
+            service.resign(&id, Some(&tokens[1])).await.expect("resigned");
+        }
+    }
+    let waiting = CreateGame { players: vec![Some("Dee".into()), None, None], ..CreateGame::new("kardinal", ["Dee", "Eve", "Hal"]) };
+    service.create(waiting).await.expect("created");
+    let open = CreateGame { players: vec![Some("Fay".into()), None], ..CreateGame::new("cardinal", ["Fay", "Gus"]) };
+    let game = service.create(open).await.expect("created");
+    let id: GameId = game.id.parse().expect("id");
+    let joined = service
+        .join(&id, JoinGame { name: "Gus".into(), invitation: Some(game.invitations[1].code.clone()), seat: None })
+        .await
+        .expect("joined");
+    moves(service, &id, &[game.seats[0].token.clone(), joined.token], 5).await;
+}
+
+/// Every row of the `games` projection.
+fn rows(store: &dyn EventStore) -> Vec<(Vec<u8>, Value)> {
+    let rows = store.projection_scan_blocking("games", None, 10_000).expect("scan");
+    rows.into_iter().map(|(key, value)| (key, serde_json::from_slice(&value).expect("a summary"))).collect()
+}
+
+/// Every game's summary as the store keeps it beside its log, without its
+/// place in the transparency log.
+fn summaries(store: &dyn EventStore) -> Vec<(Vec<u8>, Value)> {
+    let listed = store.list_summaries_blocking(None, 10_000).expect("list");
+    listed
+        .into_iter()
+        .filter(|listed| !ludo_game::is_reserved(listed.stream))
+        .map(|listed| {
+            let mut summary: Value = serde_json::from_slice(&listed.summary.expect("a summary")).expect("JSON");
+            summary.as_object_mut().expect("an object").remove("logged");
+            (listed.stream.0.to_vec(), summary)
+        })
+        .collect()
+}
+
+async fn folds_the_feed_into_the_listing_and_rebuilds_the_same(store: Arc<dyn EventStore>) {
+    let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
+    let projections = Projections::new(Arc::clone(&store));
+    let games = projections.get("games").expect("the games projection");
+    play(&service).await;
+    // Folded in two halves of play, as a running server folds as it goes.
+    let checkpoint = projections.catch_up(&**games).await.expect("caught up");
+    play(&service).await;
+    let head = store.feed_head().expect("head");
+    assert!(head > checkpoint, "the second half appended");
+    assert_eq!(projections.catch_up(&**games).await.expect("caught up"), head);
+    let live = rows(&*store);
+    assert_eq!(live.len(), 8, "one row per game");
+    assert_eq!(live, summaries(&*store), "each row is the game's summary as the store keeps it");
+
+    let status = projections.status().await.expect("status");
+    assert_eq!(status.iter().map(|s| (s.name, s.checkpoint, s.behind())).collect::<Vec<_>>(), [("games", head, 0)]);
+
+    assert_eq!(projections.rebuild("games").await.expect("rebuilt"), head);
+    assert_eq!(rows(&*store), live, "rebuilt from position 0, the same rows");
+    assert!(projections.rebuild("players").await.is_err(), "no such projection");
+    service.shutdown().await.expect("closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_memory() {
+    folds_the_feed_into_the_listing_and_rebuilds_the_same(Arc::new(MemoryStore::new())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_sled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open");
+    folds_the_feed_into_the_listing_and_rebuilds_the_same(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_postgres_one_server_at_a_time_advances_it() {
+    let Some(cluster) = postgres::Cluster::start() else { return };
+    let url = cluster.new_database("projections");
+    let open = || -> Arc<dyn EventStore> {
+        Arc::new(PgStore::connect(&url, &PgOptions { pool_size: 4, ..PgOptions::default() }).expect("connect"))
+    };
+    folds_the_feed_into_the_listing_and_rebuilds_the_same(open()).await;
+
+    // Two servers keep the projection while games are played on one of them.
+    let (a, b) = (open(), open());
+    let service = GameService::new(Arc::clone(&a), Arc::new(SystemClock));
+    let (closing, closed) = tokio::sync::watch::channel(false);
+    Arc::new(Projections::new(Arc::clone(&a))).spawn(closed.clone());
+    Arc::new(Projections::new(Arc::clone(&b))).spawn(closed);
+    play(&service).await;
+    // While one holds the lease, a rebuild elsewhere is refused.
+    let third = Projections::new(open());
+    let refused = third.rebuild("games").await;
+    assert!(refused.is_err(), "a rebuild while a server advances it: {refused:?}");
+    let head = a.feed_head().expect("head");
+    let mut waited = 0;
+    while third.status().await.expect("status")[0].checkpoint < head {
+        assert!(waited < 300, "the servers did not fold the feed in 30 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        waited += 1;
+    }
+    assert_eq!(rows(&*a), summaries(&*a), "folded by whichever server held the lease, each record once");
+    closing.send_replace(true);
+    service.shutdown().await.expect("closed");
+}
