@@ -30,7 +30,13 @@ use ludo_storage::{EventStore, FeedEntry, ProjectionCommit, StoreError};
 use serde::Serialize;
 
 /// Feed entries a step folds and commits together.
-pub const BATCH: usize = 256;
+pub const BATCH: usize = 1024;
+
+/// How long a server lets appends gather before it folds them: a
+/// projection is committed (a write and a flush of its own) at most about
+/// this often, in batches, rather than once per move; what reads it may lag
+/// the log by about this much.
+pub const GATHER: Duration = Duration::from_millis(100);
 
 /// How long a server waits before trying again a projection that failed,
 /// or whose lease another server holds.
@@ -270,6 +276,9 @@ impl Projections {
             let mut notices = self.store.subscribe();
             tracing::info!(projection = name, "keeping the projection up to date");
             while lease.is_held() && !*closing.borrow() {
+                // Notices of appends the fold below reads anyway: forgotten
+                // first, so one that comes while it folds rings again.
+                while let Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) = notices.try_recv() {}
                 match self.catch_up(&*projection).await {
                     Ok(_) => {}
                     Err(err) => {
@@ -280,14 +289,19 @@ impl Projections {
                         continue;
                     }
                 }
-                tokio::select! {
+                let heard = tokio::select! {
                     notice = notices.recv() => {
                         if matches!(notice, Err(tokio::sync::broadcast::error::RecvError::Closed)) {
                             return; // the store closed
                         }
+                        true
                     }
-                    () = tokio::time::sleep(poll) => {}
+                    () = tokio::time::sleep(poll) => false,
                     _ = closing.wait_for(|closed| *closed) => return,
+                };
+                // Let more appends gather, then fold them together.
+                if heard && wait(&mut closing, GATHER).await {
+                    return;
                 }
             }
         }
