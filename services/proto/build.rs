@@ -35,6 +35,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (index, file) in test_games.iter().enumerate() {
         join_oneofs(&mut descriptors, file, FIRST_TEST_FIELD + i32::try_from(index)?)?;
     }
+    if !test_games.is_empty() {
+        // ludo.proto now imports the test games: in a descriptor set a file
+        // comes after the files it imports (clients that build a registry
+        // from the set, as protobuf-es does, read it in order).
+        let at = descriptors.file.iter().position(|f| f.name() == "ludo/v1/ludo.proto").ok_or("ludo/v1/ludo.proto was not compiled")?;
+        let ludo = descriptors.file.remove(at);
+        descriptors.file.push(ludo);
+    }
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
     std::fs::write(out.join("ludo_descriptor.bin"), prost::Message::encode_to_vec(&descriptors))?;
     // Malformed messages are the caller's fault: INVALID_ARGUMENT, not prost's INTERNAL.
