@@ -279,16 +279,24 @@ pub(super) fn read(handles: &Handles, head: u64, after: u64, limit: usize) -> Re
 }
 
 /// Writes a group's records and sealed data where readers look for them by
-/// stream (see the module docs: after the group's flush).
-pub(super) fn derive(handles: &Handles, appends: &[Committed]) -> Result<(), StoreError> {
+/// stream (see the module docs: after the group's flush). `only_missing`
+/// (a repair on open) writes only the copies that did not reach the disk:
+/// a copy that did is never replaced, so a stored record altered on disk
+/// stays altered, and its game's replay reports it, rather than being
+/// silently mended from the feed.
+pub(super) fn derive(handles: &Handles, appends: &[Committed], only_missing: bool) -> Result<(), StoreError> {
     for append in appends {
         for (seq, record) in (append.first_seq..).zip(&append.records) {
-            handles
-                .records
-                .insert(RecordKey::new(append.stream, seq).to_bytes(), record.as_slice())
-                .map_err(|e| backend("writing a record", e))?;
+            let key = RecordKey::new(append.stream, seq).to_bytes();
+            if only_missing && handles.records.contains_key(key).map_err(|e| backend("reading a record", e))? {
+                continue;
+            }
+            handles.records.insert(key, record.as_slice()).map_err(|e| backend("writing a record", e))?;
         }
         if let Some(sealed) = &append.sealed {
+            if only_missing && handles.sealed.contains_key(append.stream.0).map_err(|e| backend("reading sealed data", e))? {
+                continue;
+            }
             handles.sealed.insert(append.stream.0, sealed.as_slice()).map_err(|e| backend("writing sealed data", e))?;
         }
     }
@@ -316,7 +324,7 @@ pub(super) fn repair(handles: &Handles) -> Result<u64, StoreError> {
     for entry in handles.feed.range(FeedKey(mark.saturating_add(1)).to_bytes()..) {
         let (_, group) = decode_entry(entry)?;
         if let Group::Inline(appends) = &group {
-            derive(handles, appends)?;
+            derive(handles, appends, true)?;
         }
         repaired += group.len();
     }

@@ -513,7 +513,7 @@ impl Writer {
             .filter(|write| !write.records.is_empty())
             .map(|write| Committed { stream: write.stream, first_seq: write.first_seq, records: write.records, sealed: write.sealed })
             .collect();
-        feed::derive(self.handles()?, &committed)?;
+        feed::derive(self.handles()?, &committed, false)?;
         self.positions.derived = self.positions.next - 1;
         Ok(())
     }
