@@ -32,7 +32,7 @@ use crate::error::ServiceError;
 use crate::kinds::{AnyEffect, AnyMove};
 use crate::metrics::{KindLabel, Metrics, RecordLabel};
 use crate::record::{MoveRecord, Record, RecordBody};
-use crate::replay::{self, Applied, Refused};
+use crate::replay::{self, Refused};
 use crate::transparency::Receipt;
 use ludo_engine::Viewer;
 
@@ -167,9 +167,7 @@ impl GameService {
                 writer.request_ids.insert(request_id, seq);
             }
             if let Some(history) = slot.history.write().expect("history lock").as_mut() {
-                // The table is kept where the record changed it (a seat record; any record of a game with a clock).
-                let changed = matches!(applied, Applied::Table) || now.table.clocks().is_some();
-                history.push(applied, effects.clone(), &now.game, changed.then(|| Arc::clone(&now.table)));
+                history.push_replayed(applied, effects.clone(), &now.game, &now.table);
             }
             *slot.current.write().expect("current lock") = Arc::clone(&now);
             drop(writer);

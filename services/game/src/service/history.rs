@@ -77,7 +77,7 @@ impl History {
         self.tables.retain(|(seq, _)| *seq < len as u64);
     }
 
-    /// Keeps the next record as replay applied it, the table left as
+    /// Keeps the next record as replay or a commit applied it, the table left as
     /// `table`: the table is kept when the record changed it (a seat record;
     /// in a game with a clock, every record).
     pub(super) fn push_replayed(&mut self, applied: Applied, effects: Vec<AnyEffect>, after: &AnyGame, table: &Arc<Table>) {
