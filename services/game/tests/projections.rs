@@ -1,7 +1,6 @@
 //! Projections fold the store's feed of committed records. The `games`
-//! projection holds each game's summary exactly as the store keeps it
-//! beside the game's log (but for the game's place in the transparency
-//! log, which no game record holds); folded live as games are played and
+//! projection holds each game's summary exactly as the service makes it
+//! from the game's state; folded live as games are played and
 //! built again from position 0, it holds the same rows. On memory, sled and
 //! PostgreSQL (which skips without PostgreSQL unless
 //! `LUDO_REQUIRE_POSTGRES=1`); on PostgreSQL two servers never advance one
@@ -14,7 +13,7 @@ mod postgres;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ludo_game::api::{CreateGame, JoinGame, SubmitMove};
+use ludo_game::api::{CreateGame, JoinGame, ListFilter, SubmitMove};
 use ludo_game::projection::Projections;
 use ludo_game::{GameId, GameService, Status, SystemClock};
 use ludo_storage::{Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore};
@@ -61,19 +60,16 @@ fn rows(store: &dyn EventStore) -> Vec<(Vec<u8>, Value)> {
     rows.into_iter().map(|(key, value)| (key, serde_json::from_slice(&value).expect("a summary"))).collect()
 }
 
-/// Every game's summary as the store keeps it beside its log, without its
-/// place in the transparency log.
-fn summaries(store: &dyn EventStore) -> Vec<(Vec<u8>, Value)> {
-    let listed = store.list_summaries_blocking(None, 10_000).expect("list");
-    listed
-        .into_iter()
-        .filter(|listed| !ludo_game::is_reserved(listed.stream))
-        .map(|listed| {
-            let mut summary: Value = serde_json::from_slice(&listed.summary.expect("a summary")).expect("JSON");
-            summary.as_object_mut().expect("an object").remove("logged");
-            (listed.stream.0.to_vec(), summary)
-        })
-        .collect()
+/// Every game's summary as the service makes it from the game's state
+/// (live, or replayed from its log), in stream order.
+async fn summaries(service: &GameService, store: &dyn EventStore) -> Vec<(Vec<u8>, Value)> {
+    let listed = store.list_summaries(None, 10_000).await.expect("list");
+    let mut summaries = Vec::new();
+    for listed in listed.into_iter().filter(|listed| !ludo_game::is_reserved(listed.stream)) {
+        let summary = service.summary_from_state(listed.stream).await.expect("a game's summary");
+        summaries.push((listed.stream.0.to_vec(), serde_json::from_slice(&summary).expect("JSON")));
+    }
+    summaries
 }
 
 async fn folds_the_feed_into_the_listing_and_rebuilds_the_same(store: Arc<dyn EventStore>) {
@@ -89,7 +85,7 @@ async fn folds_the_feed_into_the_listing_and_rebuilds_the_same(store: Arc<dyn Ev
     assert_eq!(projections.catch_up(&**games).await.expect("caught up"), head);
     let live = rows(&*store);
     assert_eq!(live.len(), 8, "one row per game");
-    assert_eq!(live, summaries(&*store), "each row is the game's summary as the store keeps it");
+    assert_eq!(live, summaries(&service, &*store).await, "each row is the game's summary, as made from its state");
 
     let status = projections.status().await.expect("status");
     assert_eq!(status.iter().map(|s| (s.name, s.checkpoint, s.behind())).collect::<Vec<_>>(), [("games", head, 0)]);
@@ -139,7 +135,43 @@ async fn on_postgres_one_server_at_a_time_advances_it() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         waited += 1;
     }
-    assert_eq!(rows(&*a), summaries(&*a), "folded by whichever server held the lease, each record once");
+    assert_eq!(rows(&*a), summaries(&service, &*a).await, "folded by whichever server held the lease, each record once");
     closing.send_replace(true);
     service.shutdown().await.expect("closed");
+}
+
+/// A listing is read from the `games` projection, which a server folds
+/// every [`GATHER`](ludo_game::projection::GATHER) or so: still, a listing
+/// that follows a create or a move shows it (the listing nudges the
+/// projection and waits for it to reach the feed's head).
+async fn a_listing_shows_what_its_caller_just_did(store: Arc<dyn EventStore>) {
+    let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
+    service.projections().spawn(service.closing());
+    for round in 0..5 {
+        let game =
+            service.create(CreateGame::new("cardinal", ["Ann", "Bob"]).with_options(json!({"first_seat": 0}))).await.expect("created");
+        let listed = service.list(ListFilter { limit: 100, ..ListFilter::default() }).await.expect("listed");
+        assert_eq!(listed.games.len(), round + 1, "the game just created is listed");
+        assert_eq!(listed.games.last().map(|g| (g.id.as_str(), g.version)), Some((game.id.as_str(), 0)));
+
+        let id: GameId = game.id.parse().expect("id");
+        let legal = service.legal_moves(&id, Some(&game.seats[0].token)).await.expect("legal moves");
+        let mv = SubmitMove { mv: legal.moves[0].to_json(), expected_version: None, request_id: None };
+        service.submit(&id, Some(&game.seats[0].token), mv).await.expect("a legal move");
+        let listed = service.list(ListFilter { limit: 100, ..ListFilter::default() }).await.expect("listed");
+        assert_eq!(listed.games.last().map(|g| g.version), Some(1), "the move just made is in the listing");
+    }
+    service.shutdown().await.expect("closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_on_sled_shows_what_its_caller_just_did() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open");
+    a_listing_shows_what_its_caller_just_did(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_on_memory_shows_what_its_caller_just_did() {
+    a_listing_shows_what_its_caller_just_did(Arc::new(MemoryStore::new())).await;
 }

@@ -132,7 +132,7 @@ pub async fn run_measured(
     // deadline came before a restart included.
     service.start_bots();
     // The read models folded from the store's feed are kept up to date.
-    Arc::new(ludo_game::projection::Projections::new(service.store())).spawn(service.closing());
+    service.projections().spawn(service.closing());
     tracing::info!(%addr, "serving REST and gRPC");
     serve::serve(listener, app, (&service, &metrics), config.connections, config.trusted_proxies, shutdown).await;
     tracing::info!("stopped accepting requests; flushing the log");

@@ -10,8 +10,8 @@
 //! and a game's loading do). Record 0 is checked against the game's seed
 //! commitment, since the fold deals the game from the seed.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use ludo_storage::{EventStore, FeedEntry, StreamId};
 
@@ -22,6 +22,7 @@ use crate::replay::{self, Replayer, replay};
 use crate::secrets::Secrets;
 use crate::service::is_reserved;
 use crate::service::listing::StoredSummary;
+use crate::status::Status;
 use crate::table::Table;
 use crate::transparency::Imported;
 
@@ -32,7 +33,27 @@ const MAX_KEPT: usize = 10_000;
 /// Folds the feed into one summary per game, keyed by the game's stream id.
 #[derive(Default)]
 pub struct Games {
-    kept: Mutex<HashMap<StreamId, Kept>>,
+    state: Mutex<State>,
+}
+
+/// What the projection keeps in memory between folds.
+#[derive(Default)]
+struct State {
+    /// Games still played, as last folded.
+    kept: HashMap<StreamId, Kept>,
+    /// Kept games folded since their row was last written (in this step).
+    dirty: HashSet<StreamId>,
+}
+
+impl State {
+    /// Writes the row of every dirty game.
+    fn settle(&mut self, rows: &mut Rows) {
+        for stream in self.dirty.drain() {
+            if let Some(kept) = self.kept.get(&stream) {
+                rows.put(Games::key(stream), kept.summary().to_bytes());
+            }
+        }
+    }
 }
 
 /// A game as the projection last folded it.
@@ -42,12 +63,13 @@ struct Kept {
     table: std::sync::Arc<Table>,
     version: u64,
     created_at: String,
+    last_at: String,
     imported: Option<Imported>,
 }
 
 impl Kept {
-    fn of(replayer: Replayer, created_at: String, imported: Option<Imported>) -> Kept {
-        Kept { kind: replayer.kind, game: replayer.game, table: replayer.table, version: replayer.version, created_at, imported }
+    fn of(replayer: Replayer, created_at: String, last_at: String, imported: Option<Imported>) -> Kept {
+        Kept { kind: replayer.kind, game: replayer.game, table: replayer.table, version: replayer.version, created_at, last_at, imported }
     }
 
     /// Folds the game's next record into it.
@@ -59,7 +81,18 @@ impl Kept {
         let at = replay::time_of(&self.table, &record.at)?;
         replay::evolve(&mut self.game, &mut self.table, &record.body, mv, at).map_err(|refused| format!("{refused:?}"))?;
         self.version = record.seq;
+        self.last_at.clone_from(&record.at);
         Ok(())
+    }
+
+    fn status(&self) -> Status {
+        self.table.status(self.game.status())
+    }
+
+    /// The game's row.
+    fn summary(&self) -> StoredSummary {
+        StoredSummary::new(self.kind.id.into(), &self.table, self.created_at.clone(), (self.version, &self.status()), &self.last_at)
+            .imported(self.imported.clone())
     }
 }
 
@@ -70,17 +103,18 @@ impl Games {
         stream.0.to_vec()
     }
 
-    async fn fold_record(&self, store: &dyn EventStore, entry: &FeedEntry) -> Result<Vec<u8>, String> {
+    async fn fold_record(&self, rows: &mut Rows, entry: &FeedEntry) -> Result<(), String> {
+        let store = Arc::clone(rows.store());
         let record = Record::from_bytes(&entry.bytes)?;
         if record.seq != entry.seq {
             return Err(format!("the record says seq {}, the feed {}", record.seq, entry.seq));
         }
-        let kept = self.kept.lock().expect("games lock").remove(&entry.stream).filter(|kept| kept.version + 1 == entry.seq);
+        let kept = self.lock().kept.remove(&entry.stream).filter(|kept| kept.version + 1 == entry.seq);
         let kept = match (entry.seq, kept) {
             (0, _) => {
-                let secrets = secrets(store, entry.stream).await?;
+                let secrets = secrets(&*store, entry.stream).await?;
                 let (replayer, _) = Replayer::start(&record, &secrets.seed).map_err(|e| format!("record {}: {}", e.seq, e.reason))?;
-                Kept::of(replayer, record.at.clone(), secrets.imported)
+                Kept::of(replayer, record.at.clone(), record.at.clone(), secrets.imported)
             }
             (_, Some(mut kept)) => {
                 kept.fold(&record).map_err(|reason| format!("record {}: {reason}", record.seq))?;
@@ -88,7 +122,7 @@ impl Games {
             }
             (seq, None) => {
                 // Forgotten (or never seen by this process): the log up to it.
-                let secrets = secrets(store, entry.stream).await?;
+                let secrets = secrets(&*store, entry.stream).await?;
                 let stored = store.read(entry.stream, 0, Some(seq + 1)).await.map_err(|e| e.to_string())?;
                 let records = stored.iter().map(|s| Record::from_bytes(&s.bytes)).collect::<Result<Vec<_>, _>>()?;
                 if records.len() as u64 != seq + 1 || records.last().map(Record::hash_bytes) != Some(record.hash_bytes()) {
@@ -96,21 +130,29 @@ impl Games {
                 }
                 let created_at = records[0].at.clone();
                 let replayed = replay(&records, &secrets.seed, false).map_err(|e| format!("record {}: {}", e.seq, e.reason))?;
-                Kept::of(replayed.state, created_at, secrets.imported)
+                Kept::of(replayed.state, created_at, record.at.clone(), secrets.imported)
             }
         };
-        let status = kept.table.status(kept.game.status());
-        let summary = StoredSummary::new(kept.kind.id.into(), &kept.table, kept.created_at.clone(), (kept.version, &status), &record.at)
-            .imported(kept.imported.clone());
-        // A game over moves no more: nothing to keep of it.
-        if !status.is_finished() {
-            let mut games = self.kept.lock().expect("games lock");
-            if games.len() >= MAX_KEPT {
-                games.clear();
+        let mut state = self.lock();
+        if kept.status().is_finished() {
+            // A game over moves no more: its row now, and nothing to keep.
+            state.dirty.remove(&entry.stream);
+            rows.put(Games::key(entry.stream), kept.summary().to_bytes());
+        } else {
+            // Its row once the step's entries are folded (`settle`): a game
+            // moves many times a step.
+            if state.kept.len() >= MAX_KEPT {
+                state.settle(rows);
+                state.kept.clear();
             }
-            games.insert(entry.stream, kept);
+            state.dirty.insert(entry.stream);
+            state.kept.insert(entry.stream, kept);
         }
-        Ok(summary.to_bytes())
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -135,13 +177,18 @@ impl Projection for Games {
             if is_reserved(entry.stream) {
                 return Ok(());
             }
-            let summary = self.fold_record(&**rows.store(), entry).await?;
-            rows.put(Games::key(entry.stream), summary);
-            Ok(())
+            self.fold_record(rows, entry).await
         })
     }
 
+    fn settle<'a>(&'a self, rows: &'a mut Rows) -> Folded<'a> {
+        self.lock().settle(rows);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     fn forget(&self) {
-        self.kept.lock().expect("games lock").clear();
+        let mut state = self.lock();
+        state.kept.clear();
+        state.dirty.clear();
     }
 }

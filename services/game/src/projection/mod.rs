@@ -59,6 +59,16 @@ pub trait Projection: Send + Sync + 'static {
     /// step is committed) and is reported, never skipped.
     fn fold<'a>(&'a self, entry: &'a FeedEntry, rows: &'a mut Rows) -> Folded<'a>;
 
+    /// Writes to `rows` what the step's folds left pending, once the
+    /// step's last entry is folded: a projection whose rows are a function
+    /// of many entries (a game's summary, of each of its moves) writes each
+    /// row once a step rather than once an entry. The default has nothing
+    /// pending.
+    fn settle<'a>(&'a self, rows: &'a mut Rows) -> Folded<'a> {
+        let _ = rows;
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     /// Forgets what it keeps in memory between folds (its rows in the
     /// store are the truth): before a rebuild, and after a step was lost
     /// to another process.
@@ -112,6 +122,16 @@ pub enum ProjectionError {
     /// Another process holds its lease.
     #[error("another server is advancing projection `{0}` now; stop it, or try again")]
     Leased(String),
+    /// It has not reached a position in time.
+    #[error("projection `{name}` has folded the feed up to position {checkpoint}, not yet {wanted}; try again")]
+    Behind {
+        /// The projection.
+        name: &'static str,
+        /// Where it stands.
+        checkpoint: u64,
+        /// The position waited for.
+        wanted: u64,
+    },
     /// An entry does not fold.
     #[error("projection `{name}` does not fold the feed's entry at position {position}: {reason}")]
     Fold {
@@ -152,6 +172,9 @@ impl ProjectionStatus {
 pub struct Projections {
     store: Arc<dyn EventStore>,
     all: Vec<Arc<dyn Projection>>,
+    /// Per projection (as in `all`): rung by a reader waiting for it, so
+    /// its keeper folds now rather than after [`GATHER`].
+    nudges: Vec<tokio::sync::Notify>,
 }
 
 impl std::fmt::Debug for Projections {
@@ -165,7 +188,8 @@ impl Projections {
     #[must_use]
     pub fn new(store: Arc<dyn EventStore>) -> Self {
         let all: Vec<Arc<dyn Projection>> = vec![Arc::new(games::Games::default())];
-        Projections { store, all }
+        let nudges = all.iter().map(|_| tokio::sync::Notify::new()).collect();
+        Projections { store, all, nudges }
     }
 
     /// The projection called `name`.
@@ -208,6 +232,10 @@ impl Projections {
                 ProjectionError::Fold { name, position: entry.position, reason }
             })?;
         }
+        projection.settle(&mut rows).await.map_err(|reason| {
+            projection.forget();
+            ProjectionError::Fold { name, position: last, reason }
+        })?;
         let commit =
             ProjectionCommit { name: name.to_string(), expected: checkpoint, checkpoint: last, puts: rows.changes.into_iter().collect() };
         if let Err(err) = self.store.projection_commit(commit).await {
@@ -224,6 +252,39 @@ impl Projections {
     pub async fn catch_up(&self, projection: &dyn Projection) -> Result<u64, ProjectionError> {
         while self.step(projection).await? > 0 {}
         Ok(self.store.projection_load(projection.name()).await?.unwrap_or(0))
+    }
+
+    /// Waits until projection `name` has folded the feed up to `position`
+    /// (a reader's read-your-writes: the feed's head when its request
+    /// came), for at most `within`. A projection nobody advances (no server
+    /// keeps it: a tool, a test) is folded here, under its lease; one this
+    /// process keeps is nudged to fold now; one another server keeps is
+    /// waited for.
+    ///
+    /// # Errors
+    /// [`ProjectionError::Unknown`]; [`ProjectionError::Behind`] when it
+    /// is still short of `position` after `within`; as [`Self::step`].
+    pub async fn reach(&self, name: &str, position: u64, within: Duration) -> Result<(), ProjectionError> {
+        let index = self.all.iter().position(|p| p.name() == name).ok_or_else(|| ProjectionError::Unknown(name.to_string()))?;
+        let projection = &self.all[index];
+        let deadline = tokio::time::Instant::now() + within;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            let checkpoint = self.store.projection_load(projection.name()).await?.unwrap_or(0);
+            if checkpoint >= position {
+                return Ok(());
+            }
+            if let Some(_lease) = self.store.projection_lease(projection.name()).await? {
+                self.catch_up(&**projection).await?;
+                continue;
+            }
+            self.nudges[index].notify_one();
+            if tokio::time::Instant::now() + pause > deadline {
+                return Err(ProjectionError::Behind { name: projection.name(), checkpoint, wanted: position });
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_millis(25));
+        }
     }
 
     /// Builds `name` again from position 0, under its lease; answers the
@@ -246,12 +307,13 @@ impl Projections {
     /// task each, which takes the projection's lease, folds what the feed
     /// holds, and then folds each new append as the store announces it.
     pub fn spawn(self: &Arc<Self>, closing: tokio::sync::watch::Receiver<bool>) {
-        for projection in &self.all {
-            tokio::spawn(Arc::clone(self).keep(Arc::clone(projection), closing.clone()));
+        for index in 0..self.all.len() {
+            tokio::spawn(Arc::clone(self).keep(index, closing.clone()));
         }
     }
 
-    async fn keep(self: Arc<Self>, projection: Arc<dyn Projection>, mut closing: tokio::sync::watch::Receiver<bool>) {
+    async fn keep(self: Arc<Self>, index: usize, mut closing: tokio::sync::watch::Receiver<bool>) {
+        let (projection, nudge) = (Arc::clone(&self.all[index]), &self.nudges[index]);
         let name = projection.name();
         let poll = self.store.poll_every().unwrap_or(Duration::from_secs(30));
         while !*closing.borrow() {
@@ -297,11 +359,17 @@ impl Projections {
                         true
                     }
                     () = tokio::time::sleep(poll) => false,
+                    () = nudge.notified() => false,
                     _ = closing.wait_for(|closed| *closed) => return,
                 };
-                // Let more appends gather, then fold them together.
-                if heard && wait(&mut closing, GATHER).await {
-                    return;
+                // Let more appends gather, then fold them together (unless
+                // a reader waits for them).
+                if heard {
+                    tokio::select! {
+                        () = tokio::time::sleep(GATHER) => {}
+                        () = nudge.notified() => {}
+                        _ = closing.wait_for(|closed| *closed) => return,
+                    }
                 }
             }
         }

@@ -72,6 +72,12 @@ impl Default for BotSettings {
 const SWEEP_EVERY: Duration = Duration::from_secs(30);
 /// Summaries read per page by a sweep.
 const SWEEP_PAGE: usize = 1000;
+/// How long a sweep waits for the `games` projection to fold what was
+/// committed before it (a server that starts after an upgrade folds the
+/// whole feed first).
+const SWEEP_WAIT: Duration = Duration::from_secs(600);
+/// How soon a sweep that failed is tried again.
+const SWEEP_RETRY: Duration = Duration::from_secs(5);
 /// Tries of one bot move that the store fails, before the turn is left
 /// to the next sweep (or the next start).
 const STORE_TRIES: u32 = 6;
@@ -175,53 +181,60 @@ impl GameService {
                 if *this.closing.borrow() {
                     return;
                 }
-                if let Err(err) = this.sweep_bot_turns().await {
-                    tracing::warn!(%err, "looking for bot turns failed");
-                }
+                let pause = match this.sweep_bot_turns().await {
+                    Ok(()) => match again {
+                        Some(every) => every,
+                        None => return,
+                    },
+                    Err(err) => {
+                        // Even without a shared store: this sweep is what
+                        // resumes the bots and clocks of a restart.
+                        tracing::warn!(%err, "looking for bot turns failed; trying again");
+                        SWEEP_RETRY
+                    }
+                };
                 drop(this);
-                let Some(every) = again else { return };
-                tokio::time::sleep(every).await;
+                tokio::time::sleep(pause).await;
             }
         });
     }
 
     /// Wakes the bot of every game whose summary says a bot is to move, and
-    /// sets the timer of every game whose summary has a clock running.
+    /// sets the timer of every game whose summary has a clock running. The
+    /// summaries are the `games` projection's rows, once it has folded
+    /// what was committed before the sweep.
     async fn sweep_bot_turns(&self) -> Result<(), ServiceError> {
-        let mut after = None;
+        self.games_projection_caught_up(SWEEP_WAIT).await?;
+        let mut after: Option<StreamId> = None;
         let mut woken = 0_u64;
         let mut ended = Vec::new();
         loop {
-            let page = Arc::clone(&self.store).list_summaries(after, SWEEP_PAGE).await?;
+            let page = self.store.projection_scan(super::listing::GAMES, after.map(|s| s.0.to_vec()), SWEEP_PAGE).await?;
             let exhausted = page.len() < SWEEP_PAGE;
-            for listed in page {
-                after = Some(listed.stream);
-                if super::tlog::is_reserved(listed.stream) {
-                    continue; // the transparency log's own streams
-                }
-                let mut summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
-                if summary.is_none() {
-                    // A game whose summary a crash lost (or that predates
-                    // them) is described from its log, and the summary
-                    // written back for the next sweep.
-                    match self.described(listed.stream).await {
-                        Ok(described) => summary = Some(described),
-                        Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game without a summary does not load"),
+            for (key, row) in page {
+                let stream =
+                    StreamId(key.as_slice().try_into().map_err(|_| ServiceError::Internal("a games row keyed by no game".into()))?);
+                after = Some(stream);
+                let Some(summary) = StoredSummary::from_row(&row) else {
+                    tracing::warn!(game = %game_id(stream), "a game's row in the games projection does not read");
+                    continue;
+                };
+                if summary.status.is_finished() {
+                    // Over: in the transparency log once its place is noted
+                    // in the summary the store keeps beside its log.
+                    if self.logged_place(stream).await?.is_none() {
+                        ended.push((stream, summary));
                     }
+                    continue;
                 }
-                if let Some(summary) = summary.as_ref().filter(|s| s.status.is_finished() && s.logged.is_none()) {
-                    ended.push((listed.stream, summary.clone()));
-                }
-                let bot_due = summary.as_ref().is_some_and(StoredSummary::bot_to_move)
-                    && !self.bots.running.lock().expect("bots lock").contains_key(&listed.stream);
-                let clock_runs = summary.as_ref().is_some_and(|s| s.deadline_ms.is_some());
-                if bot_due || clock_runs {
-                    match self.slot_of(listed.stream).await {
+                let bot_due = summary.bot_to_move() && !self.bots.running.lock().expect("bots lock").contains_key(&stream);
+                if bot_due || summary.deadline_ms.is_some() {
+                    match self.slot_of(stream).await {
                         Ok(slot) => {
                             woken += 1;
-                            self.wake(listed.stream, &slot.current());
+                            self.wake(stream, &slot.current());
                         }
-                        Err(err) => tracing::warn!(%err, game = %game_id(listed.stream), "a game with a bot or a clock due does not load"),
+                        Err(err) => tracing::warn!(%err, game = %game_id(stream), "a game with a bot or a clock due does not load"),
                     }
                 }
             }

@@ -11,8 +11,9 @@
 //!    so a record is applied live exactly as it will replay;
 //! 2. **seal**: the record is sealed onto the game's hash chain with the
 //!    fold's effects as a spectator sees them;
-//! 3. **append**: it is appended at the version the command decided on,
-//!    with the game's summary after it;
+//! 3. **append**: it is appended at the version the command decided on
+//!    (the game's summary is not: the `games` projection folds it from the
+//!    feed, off this path);
 //! 4. **publish**: the request id, the history and the current state are
 //!    updated under the lock, and watchers are rung once reads return it;
 //! 5. **dispatch**: the lock let go, the committed record goes to every
@@ -158,11 +159,10 @@ impl GameService {
         let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
             .map_err(|e| ServiceError::Internal(format!("the {name} record does not serialize: {e}")))?;
         let now = Arc::new(Current::new(seq, game, table));
-        let summary = super::StoredSummary::of(&slot.meta, (seq, &now.status), &now.table, &at);
         {
             // Watchers hear of the record once reads return it (when this drops).
             let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-            self.append_next(slot, &mut writer, &record, &summary, expected).await?;
+            self.append_next(slot, &mut writer, &record, expected).await?;
             if let Some(request_id) = request_id {
                 writer.request_ids.insert(request_id, seq);
             }

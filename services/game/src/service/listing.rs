@@ -1,16 +1,17 @@
-//! Listing games from the store's per-game summaries: a listing reads no
-//! log and replays nothing, whatever its filter.
+//! Listing games from the `games` projection: one summary per game (kind,
+//! seats, creation time, version, status, when it finished), folded from
+//! the store's feed. A listing reads no log and replays nothing, whatever
+//! its filter; it first waits for the projection to fold what was committed
+//! before it came, so a caller sees what it just did.
 //!
-//! Every append carries the game's summary as it stands after that append
-//! (kind, seats, creation time, version, status, when it finished). A game
-//! without a current summary (written before summaries existed, or whose
-//! summary a crash lost) is described from its live state or its log once,
-//! and its summary is written back for the next listing.
+//! The store also keeps a summary beside a game's log, written when the
+//! game is created and when it is added to the transparency log (its place
+//! there, which no record holds).
 
 use std::sync::Arc;
 
 use crate::status::Status;
-use ludo_storage::{AppendRequest, StreamId, StreamSummary};
+use ludo_storage::StreamId;
 use serde::{Deserialize, Serialize};
 
 use super::{GameMeta, GameService, game_id, page_limit, parse_id};
@@ -18,11 +19,20 @@ use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
 use crate::bot::BotSeat;
 use crate::error::ServiceError;
 use crate::kinds;
+use crate::projection::ProjectionError;
+use crate::projection::games::Games;
 use crate::table::Table;
 
 /// Most summaries one listing request reads: a filter that matches few
 /// games returns a short page (with `next_after`) rather than scan them all.
 pub const MAX_LIST_SCAN: usize = 10_000;
+
+/// How long a listing waits for the `games` projection to fold what was
+/// committed before it came.
+pub const LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The projection listings are read from.
+pub(super) const GAMES: &str = "games";
 
 /// The summary format this version writes.
 const SUMMARY_FORMAT: u32 = 1;
@@ -104,6 +114,12 @@ impl StoredSummary {
         self.status.to_move().iter().any(|seat| self.bots.get(usize::from(seat.0)).is_some_and(Option::is_some))
     }
 
+    /// Reads a row of the `games` projection.
+    pub(crate) fn from_row(bytes: &[u8]) -> Option<Self> {
+        let summary: StoredSummary = serde_json::from_slice(bytes).ok()?;
+        (summary.format == SUMMARY_FORMAT).then_some(summary)
+    }
+
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         serde_json::to_vec(self).expect("summaries serialize")
     }
@@ -162,26 +178,28 @@ impl GameService {
             Some(id) if id.len() == 36 => Some(parse_id(id).map_err(|_| ServiceError::invalid("after", "not a game id"))?),
             Some(_) => return Err(ServiceError::invalid("after", "not a game id (a hyphenated UUID, as `next_after` gives)")),
         };
+        self.games_projection_caught_up(LIST_WAIT).await?;
         let mut games = Vec::new();
         let mut scanned = 0;
         loop {
             let batch_size = limit.min(self.list_scan - scanned).max(1);
-            let store = Arc::clone(&self.store);
-            let batch = store.list_summaries(after, batch_size).await?;
+            let batch = self.store.projection_scan(GAMES, after.map(Games::key), batch_size).await?;
             let exhausted = batch.len() < batch_size;
             scanned += batch.len();
             let batch_len = batch.len();
-            for (i, listed) in batch.into_iter().enumerate() {
-                after = Some(listed.stream);
-                if super::tlog::is_reserved(listed.stream) {
-                    continue; // the transparency log's own streams
-                }
-                let Some(summary) = self.summary_of(listed).await? else { continue };
+            for (i, (key, row)) in batch.into_iter().enumerate() {
+                let stream =
+                    StreamId(key.as_slice().try_into().map_err(|_| ServiceError::Internal("a games row keyed by no game".into()))?);
+                after = Some(stream);
+                let Some(summary) = StoredSummary::from_row(&row) else {
+                    tracing::error!(game = %game_id(stream), "a game left out of a listing: its row does not read");
+                    continue;
+                };
                 let kind_ok = filter.kind.as_deref().is_none_or(|k| k == summary.kind);
                 let state_ok = filter.finished.is_none_or(|f| f == summary.status.is_finished());
                 let open_ok = !filter.open || (summary.public && matches!(summary.status, Status::Waiting { .. }));
                 if kind_ok && state_ok && open_ok {
-                    games.push(summary.listed(game_id(after.expect("just set"))));
+                    games.push(summary.listed(game_id(stream)));
                     if games.len() == limit {
                         let more = !exhausted || i + 1 < batch_len;
                         return Ok(GameList { games, next_after: if more { after.map(game_id) } else { None } });
@@ -197,37 +215,36 @@ impl GameService {
         }
     }
 
-    /// A listed game's summary: the stored one when current, else one made
-    /// from the game (and written back). `None` for a game whose log is
-    /// damaged: one damaged log must not hide every other game; reading it
-    /// directly still reports `corrupt_log` and where.
-    async fn summary_of(&self, listed: StreamSummary) -> Result<Option<StoredSummary>, ServiceError> {
-        if let Some(summary) = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)) {
-            return Ok(Some(summary));
-        }
-        match self.described(listed.stream).await {
-            Ok(summary) => Ok(Some(summary)),
-            Err(err @ ServiceError::CorruptLog { .. }) => {
-                tracing::error!(%err, "a game left out of a listing");
-                Ok(None)
-            }
-            Err(err) => Err(err),
-        }
+    /// Waits until the `games` projection has folded every record committed
+    /// before now (for at most `within`), so that what reads it sees what
+    /// its caller just did: a game it created, a move it made.
+    ///
+    /// # Errors
+    /// `storage_unavailable` when it has not in time; storage errors.
+    pub(super) async fn games_projection_caught_up(&self, within: std::time::Duration) -> Result<(), ServiceError> {
+        let store = Arc::clone(&self.store);
+        // A query on PostgreSQL: off the runtime's workers.
+        let head = tokio::task::spawn_blocking(move || store.feed_head())
+            .await
+            .map_err(|e| ServiceError::Internal(format!("reading the feed's head failed: {e}")))??;
+        self.projections.reach(GAMES, head, within).await.map_err(|err| match err {
+            ProjectionError::Store(err) => err.into(),
+            err => ServiceError::Storage(err.to_string()),
+        })
     }
 
-    /// Describes a game from its state and writes the summary back, so the
-    /// next listing finds it.
-    pub(super) async fn described(&self, stream: StreamId) -> Result<StoredSummary, ServiceError> {
+    /// A game's summary made from its state (live, or replayed from its
+    /// log), as the `games` projection is to hold it: for the tests and
+    /// tools that check the projection against the games themselves.
+    ///
+    /// # Errors
+    /// `not_found`; `corrupt_log`; storage errors.
+    #[doc(hidden)]
+    pub async fn summary_from_state(&self, stream: StreamId) -> Result<Vec<u8>, ServiceError> {
         let slot = self.slot_of(stream).await?;
         let current = slot.current();
         let last = self.records(&slot, current.version, Some(current.version + 1)).await?;
         let last_at = last.first().map_or_else(|| slot.meta.created_at.clone(), |record| record.at.clone());
-        let summary = StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, &last_at);
-        // Refused when the game moved meanwhile: that move wrote its own.
-        let written = self.store.append(AppendRequest::describe(stream, current.version + 1, summary.to_bytes())).await;
-        if let Err(err) = written {
-            tracing::debug!(%err, game = %slot.meta.id, "a game's summary was not written back");
-        }
-        Ok(summary)
+        Ok(StoredSummary::of(&slot.meta, (current.version, &current.status), &current.table, &last_at).to_bytes())
     }
 }

@@ -58,7 +58,6 @@ use crate::status::Status;
 use crate::table::{Refusal, Table};
 pub use ids::GameId;
 use ids::{IdGenerator, game_id, parse_id};
-use listing::StoredSummary;
 
 /// Longest player name accepted.
 pub const MAX_NAME_CHARS: usize = 40;
@@ -311,6 +310,9 @@ pub struct GameService {
     /// SHA-256 of the operator's token, which imports need; none: the
     /// server takes no import.
     operator_hash: Option<[u8; 32]>,
+    /// The read models folded from the store's feed (the listing reads
+    /// `games`); kept up to date by the server ([`GameService::projections`]).
+    projections: Arc<crate::projection::Projections>,
     /// What hears each committed record (see `commit`).
     subscribers: Vec<Box<dyn commit::Subscriber>>,
 }
@@ -417,6 +419,7 @@ impl GameService {
         let (closing, _) = tokio::sync::watch::channel(false);
         let metrics = Arc::new(Metrics::new(Arc::clone(&store)));
         let subscribers = commit::subscribers(Arc::clone(&metrics));
+        let projections = Arc::new(crate::projection::Projections::new(Arc::clone(&store)));
         let mut service = GameService {
             store,
             clock,
@@ -440,6 +443,7 @@ impl GameService {
             log_settings: LogSettings::default(),
             tlog: tokio::sync::OnceCell::new(),
             operator_hash: None,
+            projections,
             subscribers,
         };
         service.share_default_options();
@@ -539,6 +543,13 @@ impl GameService {
     #[must_use]
     pub fn store(&self) -> Arc<dyn EventStore> {
         Arc::clone(&self.store)
+    }
+
+    /// The projections the service reads (a server keeps them up to date
+    /// with [`Projections::spawn`](crate::projection::Projections::spawn)).
+    #[must_use]
+    pub fn projections(&self) -> &Arc<crate::projection::Projections> {
+        &self.projections
     }
 
     /// Turns true when the service begins to shut down.

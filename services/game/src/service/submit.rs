@@ -15,7 +15,6 @@ use crate::record::{MoveRecord, Record, RecordBody};
 
 use super::commit::Proposal;
 use super::ids::GameId;
-use super::listing::StoredSummary;
 use super::{GameService, Slot, Writer, answer, check_request_id, refusal, refused, timestamp};
 
 impl GameService {
@@ -178,20 +177,12 @@ impl GameService {
         }
     }
 
-    /// Appends `record`, the game's next, with the game's `summary` after
-    /// it, as the game's single writer (`writer`, locked), and chains the
+    /// Appends `record`, the game's next, as the game's single writer (`writer`, locked), and chains the
     /// writer to it. The one path every record after record 0 is written
     /// by. Refused, it appended nothing: a conflict is `version_conflict`
     /// against `expected`, the version the caller decided on.
-    pub(super) async fn append_next(
-        &self,
-        slot: &Slot,
-        writer: &mut Writer,
-        record: &Record,
-        summary: &StoredSummary,
-        expected: u64,
-    ) -> Result<(), ServiceError> {
-        let request = AppendRequest::at(slot.meta.stream, record.seq, vec![record.to_bytes()]).with_summary(summary.to_bytes());
+    pub(super) async fn append_next(&self, slot: &Slot, writer: &mut Writer, record: &Record, expected: u64) -> Result<(), ServiceError> {
+        let request = AppendRequest::at(slot.meta.stream, record.seq, vec![record.to_bytes()]);
         if let Err(err) = self.store.append(request).await {
             // The store may hold more than this cache knows (a failed flush
             // after a write): forget the game so the next request reloads it.

@@ -811,12 +811,7 @@ impl GameService {
     }
 
     async fn find_receipt(&self, slot: &Slot, current: &Current) -> Result<Receipt, ServiceError> {
-        let logged = match self.store.summary(slot.meta.stream).await? {
-            Some(listed) => {
-                listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)).and_then(|s| s.logged)
-            }
-            None => None,
-        };
+        let logged = self.logged_place(slot.meta.stream).await?;
         let (leaf, last_at) = self.head_leaf(slot, current).await?;
         if let Some((index, size)) = logged {
             // The place noted must hold this game's head: a log that lost
@@ -831,6 +826,19 @@ impl GameService {
             }
         }
         self.log_game(slot, current, leaf, &last_at).await
+    }
+
+    /// The game's place in the log (its leaf's index, and the size of the
+    /// checkpoint its receipt is against) as noted in the summary the store
+    /// keeps beside its log; none when not noted, or noted for a game that
+    /// has moved since.
+    pub(super) async fn logged_place(&self, stream: StreamId) -> Result<Option<(u64, u64)>, ServiceError> {
+        Ok(match self.store.summary(stream).await? {
+            Some(listed) => {
+                listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)).and_then(|s| s.logged)
+            }
+            None => None,
+        })
     }
 
     /// The leaf of a game that is over, and when its last record was made.
