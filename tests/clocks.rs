@@ -573,9 +573,9 @@ async fn a_move_limit_over_grpc_ends_a_two_player_game_when_the_clock_says_lose(
     server.stop().await;
 }
 
-/// A game whose summary is gone (a crash lost it, or the store predates
-/// summaries) still has its deadline fired after a restart: the start's
-/// sweep describes it from its log (and writes its summary back).
+/// A game whose stored summary is gone (the store predates summaries)
+/// still has its deadline fired after a restart: the start's sweep finds
+/// it in the `games` projection, folded from the log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deadline_of_a_game_without_a_summary_fires_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
