@@ -16,14 +16,14 @@ use std::sync::Mutex;
 use ludo_storage::{EventStore, FeedEntry, StreamId};
 
 use super::{Folded, Projection, Rows};
-use crate::kinds::AnyGame;
-use crate::record::{Record, RecordBody};
-use crate::replay::{self, Replayer, replay};
 use crate::secrets::Secrets;
 use crate::service::is_reserved;
 use crate::service::listing::StoredSummary;
-use crate::table::Table;
-use crate::transparency::Imported;
+use ludo_record::kinds::AnyGame;
+use ludo_record::record::{Record, RecordBody};
+use ludo_record::replay::{self, Replayer, replay};
+use ludo_record::table::Table;
+use ludo_transparency::Imported;
 
 /// Games whose state the projection keeps in memory between folds, at
 /// most; one it forgot is replayed from its log when it next moves.
@@ -37,7 +37,7 @@ pub struct Games {
 
 /// A game as the projection last folded it.
 struct Kept {
-    kind: &'static crate::kinds::Kind,
+    kind: &'static ludo_record::kinds::Kind,
     game: AnyGame,
     table: std::sync::Arc<Table>,
     version: u64,

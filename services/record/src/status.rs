@@ -4,10 +4,10 @@
 
 use ludo_engine::{Outcome, Seat};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// Whose turn it is, or how the game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Status {
     /// Seats are still open: the game starts once every seat is taken.
@@ -40,14 +40,16 @@ pub enum Status {
 
 /// The seats' clocks after the last record: clients count down to each
 /// deadline themselves.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ClockStatus {
     /// Every seat's clock, in seat order.
     pub seats: Vec<SeatClock>,
 }
 
 /// One seat's clock.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SeatClock {
     /// The seat.
     pub seat: Seat,
@@ -61,7 +63,8 @@ pub struct SeatClock {
 }
 
 /// A seat that gave up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Forfeit {
     /// The seat.
     pub seat: Seat,
@@ -70,7 +73,8 @@ pub struct Forfeit {
 }
 
 /// How a seat gave up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ForfeitReason {
     /// Its player resigned.
@@ -79,12 +83,37 @@ pub enum ForfeitReason {
     TimedOut,
 }
 
+impl ForfeitReason {
+    /// Its name, as the JSON and the transparency log's leaves write it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitReason::Resigned => "resigned",
+            ForfeitReason::TimedOut => "timed_out",
+        }
+    }
+}
+
 impl Status {
     /// Whether the game is over: finished, or cancelled before it started.
     /// Nothing more is appended to its log, and its whole record is public.
     #[must_use]
     pub fn is_finished(&self) -> bool {
         matches!(self, Status::Finished { .. } | Status::Cancelled)
+    }
+
+    /// How the game ended, as the transparency log's leaf says it; `None`
+    /// while it is not over.
+    #[must_use]
+    pub fn ending(&self) -> Option<ludo_transparency::Ending> {
+        match self {
+            Status::Finished { result, forfeits } => Some(ludo_transparency::Ending::Finished {
+                result: result.clone(),
+                forfeits: forfeits.iter().map(|forfeit| (forfeit.seat, forfeit.reason.as_str())).collect(),
+            }),
+            Status::Cancelled => Some(ludo_transparency::Ending::Cancelled),
+            Status::Waiting { .. } | Status::InProgress { .. } => None,
+        }
     }
 
     /// Seats that may act now (none while seats are open, nor once the game is over).
