@@ -151,7 +151,32 @@ mod tests {
             r#"{"state":"waiting","open_seats":[2]}"#
         );
         assert_eq!(serde_json::to_string(&Status::Cancelled).unwrap(), r#"{"state":"cancelled"}"#);
+        for reason in [ForfeitReason::Resigned, ForfeitReason::TimedOut] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str(), "a leaf names a forfeit as the JSON does");
+        }
         assert!(Status::Cancelled.is_finished());
         assert!(Status::Waiting { open_seats: vec![Seat(1)] }.to_move().is_empty());
+    }
+}
+
+#[cfg(test)]
+mod ending {
+    use super::*;
+    use ludo_transparency::{Ending, GameHead};
+
+    #[test]
+    fn a_status_ends_a_leaf_as_it_always_did() {
+        let finished = Status::Finished {
+            result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] },
+            forfeits: vec![Forfeit { seat: Seat(1), reason: ForfeitReason::TimedOut }],
+        };
+        let head = GameHead { game_id: "g".into(), records: 9, last_hash: "ab".into(), ending: finished.ending(), imported: None };
+        assert_eq!(
+            head.leaf().unwrap(),
+            "ludotheque/game-head/v1\ngame g\nrecords 9\nlast ab\noutcome finished\nscores 3 -1\nwinners 0\nforfeits 1:timed_out\n"
+        );
+        assert_eq!(Status::Cancelled.ending(), Some(Ending::Cancelled));
+        assert_eq!(Status::Waiting { open_seats: vec![] }.ending(), None);
+        assert_eq!(Status::InProgress { to_move: vec![Seat(0)], clock: None }.ending(), None);
     }
 }

@@ -5,7 +5,7 @@
 //! games (`ludo_record::for_each_game!`).
 //!
 //! Local traits ([`ToProto`], [`FromProto`]) rather than `From`/`TryFrom`:
-//! both sides are other crates' types (the registry's enums in `ludo-game`,
+//! both sides are other crates' types (the registry's enums in `ludo-record`,
 //! the messages in `ludo-proto`), which Rust's orphan rule forbids to join
 //! with a foreign trait here.
 
