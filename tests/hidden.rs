@@ -79,7 +79,7 @@ async fn a_finished_kardinal_game_is_public_and_its_seed_re_deals_it() {
     // The detector used above does see hands when they are shown.
     assert!(kardinal_leaks(&state, None).len() >= 3, "the leak detector is blind");
     let seed = hex::decode(state["seed"].as_str().unwrap()).unwrap();
-    assert_eq!(ludo_game::record::sha256_hex(&seed), game["seed_commitment"].as_str().unwrap());
+    assert_eq!(ludo_record::record::sha256_hex(&seed), game["seed_commitment"].as_str().unwrap());
     server.stop().await;
 }
 

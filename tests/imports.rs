@@ -8,9 +8,9 @@
 //! stand between it and the store.
 
 use ludo_blackbox::{OPERATOR_TOKEN, Rest, TestServer, authed, chooser, raw_exchange};
-use ludo_game::export::{ExportHeader, Revealed};
-use ludo_game::record::{GENESIS, GameCreated, Record, RecordBody};
 use ludo_proto::v1 as pb;
+use ludo_record::export::{ExportHeader, Revealed};
+use ludo_record::record::{GENESIS, GameCreated, Record, RecordBody};
 use serde_json::{Value, json};
 use tonic_types::StatusExt;
 
@@ -52,7 +52,7 @@ fn forged_with_seed(export: &[u8], seed: Option<[u8; 32]>, edit: impl FnOnce(&mu
         let mut body = record.body.clone();
         if let RecordBody::GameCreated(created) = &mut body {
             if let Some(seed) = seed {
-                created.seed_commitment = ludo_game::record::sha256_hex(&seed);
+                created.seed_commitment = ludo_record::record::sha256_hex(&seed);
             }
             (edit.take().unwrap())(created);
             header.game_id.clone_from(&created.game_id);
@@ -64,8 +64,8 @@ fn forged_with_seed(export: &[u8], seed: Option<[u8; 32]>, edit: impl FnOnce(&mu
     let revealed: Vec<Revealed> = lines[count + 1..].iter().map(|line| serde_json::from_slice(line).unwrap()).collect();
     header.receipt = None;
     header.imported = None;
-    let forged = ludo_game::export::write(&header, &records, &revealed);
-    let report = ludo_game::export::verify(&forged);
+    let forged = ludo_record::export::write(&header, &records, &revealed);
+    let report = ludo_record::export::verify(&forged);
     assert!(report.valid, "the forgery verifies as a whole: {:?}", report.fault);
     forged
 }
@@ -209,12 +209,12 @@ async fn a_made_up_game_imports_only_as_imported_from_nowhere_known_and_its_leaf
     // The bundle verifies offline with the importer's key; stripped of the
     // mark, its receipt no longer does.
     let key = there.get("/v1/log", None).await.body["key"].as_str().unwrap().to_string();
-    let report = ludo_game::export::verify_with(&bundle, Some(&key));
+    let report = ludo_record::export::verify_with(&bundle, Some(&key));
     assert!(report.valid, "{:?}", report.fault);
     let mut unmarked = header.clone();
     unmarked.as_object_mut().unwrap().remove("imported");
     let stripped = [&serde_json::to_vec(&unmarked).unwrap()[..], b"\n", &lines(&bundle)[1..].join(&b'\n')[..], b"\n"].concat();
-    let report = ludo_game::export::verify_with(&stripped, Some(&key));
+    let report = ludo_record::export::verify_with(&stripped, Some(&key));
     assert!(!report.valid, "a receipt for an imported game never passes for one played there");
     // No leaf of the importer's log says the game was played there.
     let played = format!("ludotheque/game-head/v1\ngame {id}\n");

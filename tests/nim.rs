@@ -1,5 +1,5 @@
 //! The test-only game Nim (feature `test-game`, docs/adding-a-game.md),
-//! registered by one line of `ludo_game::for_each_game!`: created and played
+//! registered by one line of `ludo_record::for_each_game!`: created and played
 //! to its end over REST and over gRPC like any published game, its export
 //! verifies, and it is published nowhere (`GET /v1/kinds`, `ListKinds`,
 //! the OpenAPI document).

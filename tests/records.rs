@@ -71,7 +71,7 @@ async fn export_verify_import_replays_identically_for_every_kind() {
         old_header.as_object_mut().unwrap().remove("revealed");
         let old_form =
             [&serde_json::to_vec(&old_header).unwrap()[..], b"\n", &lines(&export)[1..=records].join(&b'\n')[..], b"\n"].concat();
-        assert!(ludo_game::export::verify(&old_form).valid, "{kind}: an export without revealed lines");
+        assert!(ludo_record::export::verify(&old_form).valid, "{kind}: an export without revealed lines");
 
         let imported = rest_b.import(export.clone()).await;
         assert_eq!(imported.status, 201, "{imported:?}");
@@ -118,13 +118,13 @@ async fn export_verify_import_replays_identically_for_every_kind() {
         assert_eq!(lines(&export_b)[1..], lines(&export)[1..], "re-exported records are byte-identical");
         let header_b: Value = serde_json::from_slice(lines(&export_b)[0]).unwrap();
         assert_eq!(header_b["imported"], json!({"key": key_a}), "{kind}: B's export says so too");
-        let report = ludo_game::export::verify(&export_b);
+        let report = ludo_record::export::verify(&export_b);
         assert!(report.valid, "{kind}: B's bundle verifies: {:?}", report.fault);
         // Dropping the mark from B's bundle breaks its receipt.
         let mut unmarked = header_b.clone();
         unmarked.as_object_mut().unwrap().remove("imported");
         let forged = [&serde_json::to_vec(&unmarked).unwrap()[..], b"\n", &lines(&export_b)[1..].join(&b'\n')[..], b"\n"].concat();
-        let report = ludo_game::export::verify(&forged);
+        let report = ludo_record::export::verify(&forged);
         assert!(!report.valid && report.fault.as_ref().is_some_and(|f| f.reason.contains("receipt")), "{kind}: {:?}", report.fault);
     }
     a.stop().await;
@@ -148,7 +148,7 @@ async fn tampered_exports_are_caught_at_the_exact_record() {
         for offset in [0, line.len() / 3, line.len() / 2, line.len() - 2, line.len() - 1] {
             let mut tampered = export.clone();
             tampered[start + offset] ^= 0x01;
-            let report = ludo_game::export::verify(&tampered);
+            let report = ludo_record::export::verify(&tampered);
             assert!(!report.valid, "flipping byte {offset} of record {seq} went unnoticed");
             let fault = report.fault.unwrap();
             assert_eq!((fault.line, fault.seq), (seq as u64 + 2, Some(seq as u64)), "record {seq}, byte {offset}: {}", fault.reason);
@@ -167,13 +167,13 @@ async fn tampered_exports_are_caught_at_the_exact_record() {
     // A record removed from the middle, or a forged seed.
     let mut removed: Vec<&[u8]> = lines(&export);
     removed.remove(4);
-    let report = ludo_game::export::verify(&[removed.join(&b'\n'), b"\n".to_vec()].concat());
+    let report = ludo_record::export::verify(&[removed.join(&b'\n'), b"\n".to_vec()].concat());
     assert_eq!(report.fault.unwrap().seq, Some(3), "the gap is found where record 3 should be");
     let mut header: Value = serde_json::from_slice(lines(&export)[0]).unwrap();
     header["seed"] = json!("00".repeat(32));
     let forged = [serde_json::to_vec(&header).unwrap(), export[lines(&export)[0].len()..].to_vec()].concat();
-    let report = ludo_game::export::verify(&forged);
-    assert_eq!(report.seed, ludo_game::export::SeedCheck::Mismatch);
+    let report = ludo_record::export::verify(&forged);
+    assert_eq!(report.seed, ludo_record::export::SeedCheck::Mismatch);
     assert_eq!(report.fault.unwrap().line, 1);
     server.stop().await;
 }
@@ -344,7 +344,7 @@ async fn a_tampered_revealed_line_is_caught_at_its_line() {
     let game = finished(&rest, "battle13", &["North", "East", "South", "West"], json!({"target_crowns": 20}), 11).await;
     let id = game["id"].as_str().unwrap();
     let (_, export) = rest.get_bytes(&format!("/v1/games/{id}/export"), None).await;
-    assert!(ludo_game::export::verify(&export).valid);
+    assert!(ludo_record::export::verify(&export).valid);
     let all = lines(&export);
     let header: Value = serde_json::from_slice(all[0]).unwrap();
     let records = header["records"].as_u64().unwrap() as usize;
@@ -362,17 +362,17 @@ async fn a_tampered_revealed_line_is_caught_at_its_line() {
     line["effects"] = serde_json::from_str(&changed).unwrap();
     let mut tampered = owned.clone();
     tampered[first] = serde_json::to_vec(&line).unwrap();
-    let fault = ludo_game::export::verify(&join(&tampered)).fault.expect("a changed card is caught");
+    let fault = ludo_record::export::verify(&join(&tampered)).fault.expect("a changed card is caught");
     assert_eq!((fault.line, fault.seq), ((first + 1) as u64, Some(seq)), "{}", fault.reason);
 
     // A revealed line dropped (with the count kept or fixed), or one added.
     let mut dropped = owned.clone();
     dropped.remove(first);
-    assert_eq!(ludo_game::export::verify(&join(&dropped)).fault.unwrap().line, 1, "the header's count no longer matches");
+    assert_eq!(ludo_record::export::verify(&join(&dropped)).fault.unwrap().line, 1, "the header's count no longer matches");
     let mut recounted: Value = header.clone();
     recounted["revealed"] = json!(header["revealed"].as_u64().unwrap() - 1);
     dropped[0] = serde_json::to_vec(&recounted).unwrap();
-    let fault = ludo_game::export::verify(&join(&dropped)).fault.unwrap();
+    let fault = ludo_record::export::verify(&join(&dropped)).fault.unwrap();
     assert_eq!(fault.line, (first + 1) as u64, "the first revealed line is now wrong or missing: {}", fault.reason);
     server.stop().await;
 }

@@ -14,9 +14,10 @@
 
 use ludo_blackbox::bundle::{join, split};
 use ludo_blackbox::{Rest, TestServer, authed, chooser, tamper};
-use ludo_game::transparency::{self, ConsistencyProof, LogKey, SignedTree};
-use ludo_game::{LogSettings, export};
+use ludo_game::LogSettings;
 use ludo_proto::v1 as pb;
+use ludo_record::export;
+use ludo_transparency::{self as transparency, ConsistencyProof, LogKey, SignedTree};
 use serde_json::{Value, json};
 
 /// The log stream's id (the largest UUID, reserved: never a game).

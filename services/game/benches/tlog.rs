@@ -26,10 +26,10 @@ use std::time::{Duration, Instant};
 
 use ludo_engine::Seat;
 use ludo_game::api::{CreateGame, MoveInput, Submission};
-use ludo_game::status::Status;
-use ludo_game::transparency::{self, GameHead};
 use ludo_game::{GameId, GameService, LogSettings, SystemClock, TransparencyLog};
+use ludo_record::status::Status;
 use ludo_storage::{EventStore, MemoryStore, SledOptions, SledStore};
+use ludo_transparency::{self as transparency, GameHead};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
@@ -68,10 +68,11 @@ fn leaf(n: u64) -> String {
         game_id: format!("0193c3e4-5c2a-7c1e-9d3b-{:012x}", n),
         records: 30 + n % 20,
         last_hash: hex::encode(digest),
-        status: Status::Finished {
+        ending: Status::Finished {
             result: ludo_engine::Outcome { scores: vec![(n % 40) as i32, (n % 17) as i32], winners: vec![Seat((n % 2) as u8)] },
             forfeits: vec![],
-        },
+        }
+        .ending(),
         imported: None,
     };
     head.leaf().expect("a finished game has a leaf")

@@ -6,17 +6,17 @@
 use ludo_engine::Seat;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
 
-use crate::bot::{BotMark, BotRequest, BotSeat};
-use crate::kinds::{AnyEffect, AnyMove, AnyView};
-use crate::status::Status;
+use ludo_record::bot::{BotMark, BotRequest, BotSeat};
+use ludo_record::kinds::{AnyEffect, AnyMove, AnyView};
+use ludo_record::status::Status;
 
 /// A game kind this server hosts.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct KindInfo {
     /// Stable id to pass as `kind` when creating a game.
-    #[schema(example = "cardinal")]
+    #[cfg_attr(feature = "schema", schema(example = "cardinal"))]
     pub kind: String,
     /// Display name.
     pub name: String,
@@ -27,28 +27,29 @@ pub struct KindInfo {
     /// Most players.
     pub max_players: usize,
     /// The options a new game takes, defaults filled in.
-    #[schema(value_type = crate::schema::GameOptions)]
+    #[cfg_attr(feature = "schema", schema(value_type = ludo_record::schema::GameOptions))]
     pub default_options: Value,
     /// JSON Schema of the options (references resolved).
     pub options_schema: Value,
 }
 
 /// Request to create a game.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateGame {
     /// Game kind (see `GET /v1/kinds`).
-    #[schema(example = "cardinal")]
+    #[cfg_attr(feature = "schema", schema(example = "cardinal"))]
     pub kind: String,
     /// The seats in seat order (seat 0 first): each a player's name,
     /// `{"name": …, "bot": {"level": …}}` for a seat the server's bot plays,
     /// or `null` for a seat left open for someone to join. A game with open
     /// seats waits until every seat is taken.
-    #[schema(example = json!(["Ann", {"name": "Robot", "bot": {"level": "strong"}}]), value_type = Vec<Option<crate::schema::PlayerSchema>>)]
+    #[cfg_attr(feature = "schema", schema(example = json!(["Ann", {"name": "Robot", "bot": {"level": "strong"}}]), value_type = Vec<Option<crate::schema::PlayerSchema>>))]
     pub players: Vec<Option<Player>>,
     /// Game options; omitted or null means the kind's defaults.
     #[serde(default)]
-    #[schema(value_type = Option<crate::schema::GameOptions>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<ludo_record::schema::GameOptions>))]
     pub options: Option<Value>,
     /// Whether anyone may join the open seats from the lobby listing
     /// (`GET /v1/games?open=true`), not only the holders of their
@@ -58,12 +59,12 @@ pub struct CreateGame {
     /// Time controls: a limit per move and/or a bank per seat (with an
     /// increment), and what a timeout does; omitted: no clock.
     #[serde(default)]
-    pub clock: Option<crate::clock::ClockRequest>,
+    pub clock: Option<ludo_record::clock::ClockRequest>,
     /// An `http(s)` URL the server `POST`s to when it becomes a seat's turn
     /// and when the game ends, signed with `webhook_secret` (see the
     /// answer). Public addresses only, unless the server allows more.
     #[serde(default)]
-    #[schema(max_length = 2048, format = "uri")] // webhook::MAX_URL_BYTES
+    #[cfg_attr(feature = "schema", schema(max_length = 2048, format = "uri"))] // webhook::MAX_URL_BYTES
     pub webhook: Option<String>,
 }
 
@@ -168,7 +169,8 @@ impl TryFrom<Value> for Player {
 }
 
 /// A created game, with each seat's secret token.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct CreatedGame {
     /// The game's id.
     pub id: String,
@@ -203,7 +205,8 @@ pub struct CreatedGame {
 }
 
 /// A seat and its secret token.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SeatToken {
     /// Seat number.
     pub seat: Seat,
@@ -214,7 +217,8 @@ pub struct SeatToken {
 }
 
 /// An invitation to take a seat.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Invitation {
     /// The seat it opens.
     pub seat: Seat,
@@ -224,12 +228,13 @@ pub struct Invitation {
     pub code: String,
     /// The web app's page that joins with it (the code after `#`, so it is
     /// never sent to a server in a URL).
-    #[schema(example = "/games/01a2…/join#ludo_inv_3f6c…")]
+    #[cfg_attr(feature = "schema", schema(example = "/games/01a2…/join#ludo_inv_3f6c…"))]
     pub link: String,
 }
 
 /// A seat's public identity.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SeatInfo {
     /// Seat number.
     pub seat: Seat,
@@ -245,11 +250,12 @@ pub struct SeatInfo {
 }
 
 /// Takes an open seat.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct JoinGame {
     /// The name to play under (1 to 40 visible characters).
-    #[schema(value_type = crate::schema::PlayerName)]
+    #[cfg_attr(feature = "schema", schema(value_type = crate::schema::PlayerName))]
     pub name: String,
     /// The seat's invitation; without one, only a public game can be
     /// joined (its lowest open seat, or `seat`).
@@ -261,7 +267,8 @@ pub struct JoinGame {
 }
 
 /// A seat taken: its token, shown only here, once.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct JoinedSeat {
     /// The game's version after the join (its `seat_joined` record).
     pub version: u64,
@@ -276,7 +283,8 @@ pub struct JoinedSeat {
 }
 
 /// A seat's new token (the old one no longer opens it), shown only here, once.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ReissuedToken {
     /// The game's version after the reissue (its `seat_token` record).
     pub version: u64,
@@ -287,7 +295,8 @@ pub struct ReissuedToken {
 }
 
 /// What a change of the table left: the game's version and how it stands.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct TableChanged {
     /// The game's version after the change (its record's number).
     pub version: u64,
@@ -296,11 +305,12 @@ pub struct TableChanged {
     /// When the change ended the game (a resignation, a cancel): its
     /// receipt from the server's transparency log.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub receipt: Option<crate::transparency::Receipt>,
+    pub receipt: Option<ludo_transparency::Receipt>,
 }
 
 /// Hands a seat to a server bot, as the game's admin.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetSeatBot {
     /// The bot that plays the seat from now on; null: its player again.
@@ -309,13 +319,14 @@ pub struct SetSeatBot {
     /// For an open seat, the name the bot takes it under (default "Bot N",
     /// N the seat's number).
     #[serde(default)]
-    #[schema(value_type = Option<crate::schema::PlayerName>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<crate::schema::PlayerName>))]
     pub name: Option<String>,
 }
 
 /// Hands the caller's seat to a server bot (`bot`), or takes it back
 /// (`bot` null or omitted).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SetAutopilot {
     /// The bot that plays the seat from now on; null: its player.
@@ -324,7 +335,8 @@ pub struct SetAutopilot {
 }
 
 /// Who plays a seat now.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Autopilot {
     /// The game's version after the change (unchanged when nothing changed).
     pub version: u64,
@@ -336,7 +348,8 @@ pub struct Autopilot {
 }
 
 /// One game in a listing.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GameSummary {
     /// The game's id.
     pub id: String,
@@ -359,11 +372,12 @@ pub struct GameSummary {
     /// Present for a game imported from an export rather than played on
     /// this server: where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub imported: Option<crate::transparency::Imported>,
+    pub imported: Option<ludo_transparency::Imported>,
 }
 
 /// A page of games, oldest first.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GameList {
     /// The games of this page: at most `limit`, and possibly fewer (even none)
     /// when a filter matched little of the games read for this page.
@@ -390,7 +404,8 @@ pub struct ListFilter {
 }
 
 /// A game as the caller may see it.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GameState {
     /// The game's id.
     pub id: String,
@@ -416,9 +431,9 @@ pub struct GameState {
     /// The game's time controls, when it has a clock (the seats' clocks are
     /// in `status`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub clock: Option<crate::clock::TimeControl>,
+    pub clock: Option<ludo_record::clock::TimeControl>,
     /// The game's options (for Kardinal & König, the board it is played on).
-    #[schema(value_type = crate::schema::GameOptions)]
+    #[cfg_attr(feature = "schema", schema(value_type = ludo_record::schema::GameOptions))]
     pub options: std::sync::Arc<serde_json::value::RawValue>,
     /// Hex SHA-256 of the seed.
     pub seed_commitment: String,
@@ -426,20 +441,21 @@ pub struct GameState {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<String>,
     /// The game-specific state as the caller may see it.
-    #[schema(value_type = crate::schema::GameView)]
+    #[cfg_attr(feature = "schema", schema(value_type = ludo_record::schema::GameView))]
     pub view: AnyView,
     /// Once the game is over (in its latest state, not a replay): its
     /// receipt from the server's transparency log.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub receipt: Option<crate::transparency::Receipt>,
+    pub receipt: Option<ludo_transparency::Receipt>,
     /// Present for a game imported from an export rather than played on
     /// this server: where it came from.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub imported: Option<crate::transparency::Imported>,
+    pub imported: Option<ludo_transparency::Imported>,
 }
 
 /// The caller's legal moves.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct LegalMoves {
     /// Game kind (the shape of each move).
     pub kind: String,
@@ -448,17 +464,18 @@ pub struct LegalMoves {
     /// The caller's seat.
     pub seat: Seat,
     /// Each move exactly as `POST /v1/games/{id}/moves` accepts it as `move`.
-    #[schema(value_type = Vec<crate::schema::GameMove>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Vec<ludo_record::schema::GameMove>))]
     pub moves: Vec<AnyMove>,
 }
 
 /// A move submission.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SubmitMove {
     /// The move, in the game's JSON shape (see the legal moves).
     #[serde(rename = "move")]
-    #[schema(value_type = crate::schema::GameMove)]
+    #[cfg_attr(feature = "schema", schema(value_type = ludo_record::schema::GameMove))]
     pub mv: Value,
     /// Refuse the move unless the game is at this version.
     #[serde(default)]
@@ -466,7 +483,7 @@ pub struct SubmitMove {
     /// Idempotency key (1–128 printable ASCII characters): an exact retry
     /// returns the first answer and appends nothing.
     #[serde(default)]
-    #[schema(min_length = 1, max_length = 128, pattern = "^[!-~]+$")]
+    #[cfg_attr(feature = "schema", schema(min_length = 1, max_length = 128, pattern = "^[!-~]+$"))]
     pub request_id: Option<String>,
 }
 
@@ -518,7 +535,8 @@ pub enum Answer {
 }
 
 /// An accepted move.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct MoveAccepted {
     /// Game kind (the shape of the effects and view).
     pub kind: String,
@@ -527,23 +545,24 @@ pub struct MoveAccepted {
     /// Whose turn, or the result, after the move.
     pub status: Status,
     /// What the move did, as the mover may see it (automatic steps included).
-    #[schema(value_type = Vec<crate::schema::GameEffect>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Vec<ludo_record::schema::GameEffect>))]
     pub effects: Vec<AnyEffect>,
     /// The game-specific state after the move, as the mover may see it.
     /// Always present unless the request asked for a minimal answer
     /// (`Prefer: return=minimal`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = crate::schema::GameView)]
+    #[cfg_attr(feature = "schema", schema(value_type = ludo_record::schema::GameView))]
     pub view: Option<AnyView>,
     /// On the move that ended the game: its receipt from the server's
     /// transparency log (its head, a signed checkpoint that includes it, the
     /// inclusion proof).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub receipt: Option<crate::transparency::Receipt>,
+    pub receipt: Option<ludo_transparency::Receipt>,
 }
 
 /// One record of a game's log, as the caller may see it.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Event {
     /// Position in the log (record 0 is `game_created`).
     pub seq: u64,
@@ -561,7 +580,7 @@ pub struct Event {
     pub name: Option<String>,
     /// The move as recorded (moves only).
     #[serde(rename = "move", skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::schema::GameMove>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<ludo_record::schema::GameMove>))]
     pub mv: Option<AnyMove>,
     /// The client's idempotency key (moves only, when given).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -580,19 +599,20 @@ pub struct Event {
     /// Who asked for the seat's new token (`seat_token` records only): the
     /// game's admin, or the seat itself.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub by: Option<crate::table::TokenBy>,
+    pub by: Option<ludo_record::table::TokenBy>,
     /// The set-up (record 0 only): kind, ruleset, options, seats, seed commitment.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub game: Option<crate::record::GameCreated>,
+    pub game: Option<ludo_record::record::GameCreated>,
     /// What happened, as the caller may see it.
-    #[schema(value_type = Vec<crate::schema::GameEffect>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Vec<ludo_record::schema::GameEffect>))]
     pub effects: Vec<AnyEffect>,
     /// The record's hash in the chain (hex SHA-256).
     pub hash: String,
 }
 
 /// A `seat_bot` record: who plays its seat from then on.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Handover {
     /// The server bot that plays the seat; null: its player does again.
     pub bot: Option<BotSeat>,
@@ -600,7 +620,8 @@ pub struct Handover {
 
 /// What a seat knows of a game, for a computer player in another process
 /// (`ludo bot`, or any program using the `ludo-bots` library).
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SeatKnowledge {
     /// Game kind: which engine's information set `info` is.
     pub kind: String,
@@ -615,12 +636,13 @@ pub struct SeatKnowledge {
     /// log as it may read it prove, and nothing more. The cards it has not
     /// seen are placed canonically, not where they are; the shape follows
     /// the engine's ruleset and is read by the `ludo-bots` library.
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "schema", schema(value_type = Object))]
     pub info: Box<serde_json::value::RawValue>,
 }
 
 /// A page of a game's log.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct EventPage {
     /// Game kind (the shape of moves and effects).
     pub kind: String,
@@ -635,7 +657,8 @@ pub struct EventPage {
 
 /// One record as it is appended, with the caller's new view: an item of a
 /// live stream.
-#[derive(Clone, Debug, Serialize, ToSchema)]
+#[derive(Clone, Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GameUpdate {
     /// Game kind (the shape of the record's move, effects and view).
     pub kind: String,
@@ -644,14 +667,15 @@ pub struct GameUpdate {
     /// Whose turn, or the result, after this record.
     pub status: Status,
     /// The game-specific state after this record, as the caller may see it.
-    #[schema(value_type = crate::schema::GameView)]
+    #[cfg_attr(feature = "schema", schema(value_type = ludo_record::schema::GameView))]
     pub view: AnyView,
 }
 
 /// The last message of a live stream: the game is over and every record
 /// was sent (SSE `event: end`). Clients close the stream on it; a
 /// reconnect to a finished game that was sent in full answers `204`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct StreamEnd {
     /// The game's last version.
     pub version: u64,
@@ -663,10 +687,11 @@ pub struct StreamEnd {
 /// while: `GET /v1/games/{id}/stream?ticket=…`. For browsers, whose
 /// `EventSource` cannot send the seat's token in a header (and a token in a
 /// URL would land in logs and history).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct StreamTicket {
     /// The ticket: pass it as the stream's `ticket` query parameter.
-    #[schema(example = "0.1795431218000.3f6c1a8e9b0d4c7e2a5f8b1c6d9e0a3b")]
+    #[cfg_attr(feature = "schema", schema(example = "0.1795431218000.3f6c1a8e9b0d4c7e2a5f8b1c6d9e0a3b"))]
     pub ticket: String,
     /// The seat it follows the game as.
     pub seat: Seat,
@@ -678,7 +703,8 @@ pub struct StreamTicket {
 }
 
 /// An imported game.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ImportedGame {
     /// The game's id (the same as on the server it was exported from).
     pub id: String,
@@ -691,11 +717,12 @@ pub struct ImportedGame {
     /// Where it came from: the key that signed the bundle's receipt, or
     /// unknown. The game shows as imported everywhere (listing, views,
     /// exports, its transparency-log leaf).
-    pub imported: crate::transparency::Imported,
+    pub imported: ludo_transparency::Imported,
 }
 
 /// What one record did, in words a viewer can show.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Step {
     /// The record's number.
     pub seq: u64,
@@ -709,7 +736,8 @@ pub struct Step {
 }
 
 /// A page of a game's steps.
-#[derive(Clone, Debug, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct StepPage {
     /// Game kind.
     pub kind: String,

@@ -5,8 +5,8 @@
 //! the log's seat records instead: see `table`).
 
 use ludo_engine::{Seat, Seed};
+use ludo_record::table::hash_token;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 /// Prefix of every seat token, so a leaked token is recognisable in logs and scanners.
@@ -33,7 +33,7 @@ pub struct Secrets {
     /// For a game imported from an export rather than created here: where
     /// it came from (format 3 on; a game imported before has no seat token
     /// and reads as imported from an unknown origin).
-    pub imported: Option<crate::transparency::Imported>,
+    pub imported: Option<ludo_transparency::Imported>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -58,7 +58,7 @@ struct StoredSecrets {
     webhook: Option<StoredWebhook>,
     /// Format 3 on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    imported: Option<crate::transparency::Imported>,
+    imported: Option<ludo_transparency::Imported>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -138,12 +138,6 @@ pub fn random_bytes() -> Result<[u8; 32], getrandom::Error> {
     Ok(bytes)
 }
 
-/// SHA-256 of a token or code: what the server keeps of it.
-#[must_use]
-pub fn hash_token(token: &str) -> [u8; 32] {
-    Sha256::digest(token.as_bytes()).into()
-}
-
 impl Secrets {
     /// The seat whose first token this is, comparing against every seat's
     /// hash in constant time (no early exit), so timing tells nothing about
@@ -168,7 +162,7 @@ impl Secrets {
     /// Hex SHA-256 of the seed: the commitment published at creation.
     #[must_use]
     pub fn seed_commitment(&self) -> String {
-        crate::record::sha256_hex(&self.seed.0)
+        ludo_record::record::sha256_hex(&self.seed.0)
     }
 
     /// The bytes kept as the stream's sealed data.
@@ -206,7 +200,7 @@ impl Secrets {
         // Only an import leaves a game without seat tokens: one imported
         // before imports were marked came from nobody knows where.
         let imported = match stored.imported {
-            None if stored.format < 3 && token_hashes.is_empty() => Some(crate::transparency::Imported { key: None }),
+            None if stored.format < 3 && token_hashes.is_empty() => Some(ludo_transparency::Imported { key: None }),
             imported => imported,
         };
         Ok(Secrets { seed: Seed(seed), token_hashes, admin_hash, invitation_hashes, webhook, imported })
@@ -283,9 +277,9 @@ mod tests {
     fn a_game_imported_before_imports_were_marked_reads_as_imported_from_nowhere_known() {
         // What an import wrote then: the seed, and no seat token.
         let old = br#"{"format":2,"seed":"0000000000000000000000000000000000000000000000000000000000000000","token_hashes":[]}"#;
-        assert_eq!(Secrets::from_bytes(old).unwrap().imported, Some(crate::transparency::Imported { key: None }));
+        assert_eq!(Secrets::from_bytes(old).unwrap().imported, Some(ludo_transparency::Imported { key: None }));
         let marked = Secrets {
-            imported: Some(crate::transparency::Imported { key: Some("example.com/ludo+01234567+AQID".into()) }),
+            imported: Some(ludo_transparency::Imported { key: Some("example.com/ludo+01234567+AQID".into()) }),
             ..Secrets::from_bytes(old).unwrap()
         };
         assert_eq!(Secrets::from_bytes(&marked.to_bytes()).unwrap(), marked);

@@ -29,7 +29,7 @@ use ipnet::IpNet;
 use serde::Serialize;
 use sha2::Sha256;
 
-use crate::status::Status;
+use ludo_record::status::Status;
 
 pub use address::NotPublic;
 
@@ -175,7 +175,8 @@ impl std::fmt::Debug for Webhook {
 }
 
 /// What a webhook call says.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Notice {
     /// `turn` (it became these seats' turn) or `game_over`.
     pub event: &'static str,

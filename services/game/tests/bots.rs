@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ludo_game::api::{CreateGame, CreatedGame, Player, SetAutopilot, SubmitMove};
-use ludo_game::bot::{BotLevel, BotRequest};
 use ludo_game::{BotSettings, GameId, GameService, SystemClock};
+use ludo_record::bot::{BotLevel, BotRequest};
 use ludo_storage::{EventStore, MemoryStore};
 
 fn quick() -> BotSettings {
@@ -61,7 +61,7 @@ async fn bots_play_every_kind_to_the_end_and_each_move_names_its_bot() {
             assert_eq!(mark.level, levels[seat], "{kind}: move {} names its seat's bot", event.seq);
             assert_eq!(mark.version, ludo_bots::VERSION);
         }
-        let report = ludo_game::export::verify(&service.export(&id, None).await.unwrap());
+        let report = ludo_record::export::verify(&service.export(&id, None).await.unwrap());
         assert!(report.valid && report.replayed, "{kind}: {:?}", report.fault);
     }
     // Counted by kind and level, with the time they thought.

@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use ludo_engine::Seat;
 use ludo_game::api::{CreateGame, Player, SubmitMove};
-use ludo_game::bot::{BotLevel, BotMark, BotRequest, BotSeat};
-use ludo_game::export::{self, ExportHeader};
-use ludo_game::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, SeatJoined};
-use ludo_game::replay::replay;
 use ludo_game::secrets::Secrets;
-use ludo_game::table::TokenBy;
 use ludo_game::{GameService, SystemClock};
+use ludo_record::bot::{BotLevel, BotMark, BotRequest, BotSeat};
+use ludo_record::export::{self, ExportHeader};
+use ludo_record::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, SeatBotRecord, SeatJoined};
+use ludo_record::replay::replay;
+use ludo_record::table::TokenBy;
 use ludo_storage::{AppendRequest, EventStore, MemoryStore};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -41,7 +41,7 @@ fn format_1_exports_still_verify_replay_and_read_as_format_1() {
         let report = export::verify(export.as_bytes());
         assert!(report.valid, "{kind}: {:?}", report.fault);
         assert!(report.replayed && report.chain_intact, "{kind}: replayed and chained");
-        assert!(report.status.as_ref().is_some_and(ludo_game::Status::is_finished), "{kind}: the game was over");
+        assert!(report.status.as_ref().is_some_and(ludo_record::Status::is_finished), "{kind}: the game was over");
         let (_, bytes) = records_of(export);
         for raw in &bytes {
             let record = Record::from_bytes(raw).expect("a format 1 record reads");
@@ -124,12 +124,12 @@ async fn a_half_played_format_1_game_goes_on_in_the_format_of_the_day() {
     assert!(report.valid && report.chain_intact, "{:?}", report.fault);
     let (_, mixed) = records_of(std::str::from_utf8(&export).unwrap());
     let formats: Vec<u32> = mixed.iter().map(|r| Record::from_bytes(r).unwrap().format).collect();
-    assert!(formats[..cut].iter().all(|&f| f == 1) && formats[cut] == ludo_game::record::FORMAT, "{formats:?}");
+    assert!(formats[..cut].iter().all(|&f| f == 1) && formats[cut] == ludo_record::record::FORMAT, "{formats:?}");
 }
 
 fn created(bots: Vec<Option<BotSeat>>) -> (Record, ludo_engine::Seed) {
     let seed = ludo_engine::Seed([9; 32]);
-    let kind = ludo_game::kinds::kind("cardinal").unwrap();
+    let kind = ludo_record::kinds::kind("cardinal").unwrap();
     let new = kind.create(2, &json!({}), &seed).unwrap();
     let public: Vec<_> = new.effects.iter().map(|e| new.game.redact(e, ludo_engine::Viewer::Spectator)).collect();
     let body = RecordBody::GameCreated(GameCreated {
@@ -141,7 +141,7 @@ fn created(bots: Vec<Option<BotSeat>>) -> (Record, ludo_engine::Seed) {
         bots,
         public: false,
         clock: None,
-        seed_commitment: ludo_game::record::sha256_hex(&seed.0),
+        seed_commitment: ludo_record::record::sha256_hex(&seed.0),
     });
     (Record::seal(0, "2026-11-23T00:00:00.000Z".into(), body, &public, &GENESIS).unwrap(), seed)
 }
@@ -245,7 +245,7 @@ async fn format_2_exports_still_verify_import_and_export_byte_for_byte() {
     for (what, export) in FORMAT_2 {
         let report = export::verify(export.as_bytes());
         assert!(report.valid && report.replayed && report.chain_intact, "{what}: {:?}", report.fault);
-        assert!(report.status.as_ref().is_some_and(|s| matches!(s, ludo_game::Status::Finished { forfeits, .. } if forfeits.is_empty())));
+        assert!(report.status.as_ref().is_some_and(|s| matches!(s, ludo_record::Status::Finished { forfeits, .. } if forfeits.is_empty())));
         let (header, records) = records_of(export);
         let mut handovers = 0;
         for raw in &records {
@@ -340,7 +340,7 @@ const OPERATOR: &str = "operator-token-of-the-format-tests";
 /// A game of `seats` (null: open) of two-seat Cardinal or three-seat, set up.
 fn lobby(seats: &[Option<&str>], public: bool) -> (Record, ludo_engine::Seed) {
     let seed = ludo_engine::Seed([5; 32]);
-    let kind = ludo_game::kinds::kind("cardinal").unwrap();
+    let kind = ludo_record::kinds::kind("cardinal").unwrap();
     let new = kind.create(seats.len(), &json!({}), &seed).unwrap();
     let effects: Vec<_> = new.effects.iter().map(|e| new.game.redact(e, ludo_engine::Viewer::Spectator)).collect();
     let body = RecordBody::GameCreated(GameCreated {
@@ -352,7 +352,7 @@ fn lobby(seats: &[Option<&str>], public: bool) -> (Record, ludo_engine::Seed) {
         bots: vec![None; seats.len()],
         public,
         clock: None,
-        seed_commitment: ludo_game::record::sha256_hex(&seed.0),
+        seed_commitment: ludo_record::record::sha256_hex(&seed.0),
     });
     (Record::seal(0, "2026-11-24T00:00:00.000Z".into(), body, &effects, &GENESIS).unwrap(), seed)
 }
@@ -383,7 +383,7 @@ fn seat_records_replay_only_where_the_table_allows_them() {
     };
     // While seats are open nobody moves, resigns or hands a seat to a bot.
     let waiting = replay(&log, &seed, false).unwrap();
-    assert_eq!(waiting.state.status(), ludo_game::Status::Waiting { open_seats: vec![Seat(1), Seat(2)] });
+    assert_eq!(waiting.state.status(), ludo_record::Status::Waiting { open_seats: vec![Seat(1), Seat(2)] });
     refused(&[log.clone(), vec![next_move(&log, &seed, None)]].concat(), "not started");
     refused(&then(&log, RecordBody::SeatResigned { seat: Seat(0), bot: None }), "not started");
     refused(&then(&log, RecordBody::SeatToken { seat: Seat(1), token_hash: "ab".repeat(32), by: Some(TokenBy::Admin) }), "open");
@@ -402,7 +402,7 @@ fn seat_records_replay_only_where_the_table_allows_them() {
     refused(&then(&one, RecordBody::SeatJoined(both)), "a bot without one");
     // The last seat taken, the game starts: no more joining, leaving or cancelling.
     let full = then(&one, joined(2, "Cy"));
-    assert!(matches!(replay(&full, &seed, false).unwrap().state.status(), ludo_game::Status::InProgress { .. }));
+    assert!(matches!(replay(&full, &seed, false).unwrap().state.status(), ludo_record::Status::InProgress { .. }));
     refused(&then(&full, RecordBody::SeatLeft { seat: Seat(1) }), "has started");
     refused(&then(&full, RecordBody::GameCancelled), "has started");
     assert!(replay(&[full.clone(), vec![next_move(&full, &seed, None)]].concat(), &seed, false).is_ok());
@@ -434,7 +434,7 @@ fn seat_records_replay_only_where_the_table_allows_them() {
     assert_eq!(generation(&resigned, 1), 1, "a resignation is no change of hands");
     // A cancelled game takes nothing more.
     let cancelled = then(&log, RecordBody::GameCancelled);
-    assert_eq!(replay(&cancelled, &seed, false).unwrap().state.status(), ludo_game::Status::Cancelled);
+    assert_eq!(replay(&cancelled, &seed, false).unwrap().state.status(), ludo_record::Status::Cancelled);
     refused(&then(&cancelled, joined(1, "Late")), "cancelled");
 }
 
@@ -444,7 +444,7 @@ fn a_resignation_ends_a_duel_for_replay_too() {
     let (first, seed) = lobby(&[Some("Ann"), Some("Bob")], false);
     let log = then(&[first], RecordBody::SeatResigned { seat: Seat(1), bot: None });
     let state = replay(&log, &seed, false).unwrap().state;
-    let ludo_game::Status::Finished { result, forfeits } = state.status() else { panic!("a resigned duel is over") };
+    let ludo_record::Status::Finished { result, forfeits } = state.status() else { panic!("a resigned duel is over") };
     assert_eq!((result.winners, forfeits.len()), (vec![Seat(0)], 1));
     let err = replay(&[log.clone(), vec![next_move(&log[..1], &seed, None)]].concat(), &seed, false);
     assert!(err.is_err(), "a move after the duel ended is refused");

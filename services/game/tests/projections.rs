@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use ludo_game::api::{CreateGame, JoinGame, ListFilter, SubmitMove};
 use ludo_game::projection::Projections;
-use ludo_game::{GameId, GameService, Status, SystemClock};
+use ludo_game::{GameId, GameService, SystemClock};
+use ludo_record::Status;
 use ludo_storage::{Durability, EventStore, MemoryStore, PgOptions, PgStore, SledOptions, SledStore};
 use serde_json::{Value, json};
 

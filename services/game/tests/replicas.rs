@@ -14,9 +14,9 @@ mod postgres;
 use std::sync::Arc;
 use std::time::Duration;
 
-use ludo_game::Status;
 use ludo_game::api::{CreateGame, CreatedGame, MoveInput, Submission};
 use ludo_game::{GameId, GameService, ServiceError, SystemClock};
+use ludo_record::Status;
 use ludo_storage::{EventStore, PgOptions, PgStore};
 use postgres::Cluster;
 use serde_json::json;
@@ -109,7 +109,7 @@ async fn whole_games_alternate_between_replicas() {
         // The same lines but the header's (which says when it was exported).
         let lines = |export: &[u8]| String::from_utf8(export.to_vec()).unwrap().lines().skip(1).map(String::from).collect::<Vec<_>>();
         assert!(lines(&from_a) == lines(&from_b), "{kind}: the same log from both replicas");
-        assert!(ludo_game::export::verify(&from_a).valid, "{kind}: the log verifies");
+        assert!(ludo_record::export::verify(&from_a).valid, "{kind}: the log verifies");
     }
 }
 
@@ -338,8 +338,11 @@ async fn one_expiry_gives_one_timeout_record_however_many_replicas_fire_it() {
     a.start_bots();
     b.start_bots();
     let players = ["Ann", "Bob", "Cy"].map(|name| Some(name.into())).to_vec();
-    let clock =
-        ludo_game::clock::ClockRequest { move_ms: Some(1_000), on_timeout: Some(ludo_game::clock::OnTimeout::Lose), ..Default::default() };
+    let clock = ludo_record::clock::ClockRequest {
+        move_ms: Some(1_000),
+        on_timeout: Some(ludo_record::clock::OnTimeout::Lose),
+        ..Default::default()
+    };
     let created = a
         .create(CreateGame { kind: "cardinal".into(), players, options: Some(json!({})), public: false, clock: Some(clock), webhook: None })
         .await
@@ -369,7 +372,7 @@ async fn one_expiry_gives_one_timeout_record_however_many_replicas_fire_it() {
     let first = events.iter().find(|e| e.kind == "timeout").unwrap();
     assert_eq!(first.seq, 1, "the first seat's expiry is the first record after the set-up");
     let export = a.export(&id, None).await.unwrap();
-    let report = ludo_game::export::verify(&export);
+    let report = ludo_record::export::verify(&export);
     assert!(report.chain_intact && report.valid, "{:?}", report.fault);
     // Both fired the first expiry: one wrote it, the other lost the race.
     let fired = |service: &GameService, outcome: &str| -> u64 {

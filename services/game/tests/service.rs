@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use ludo_engine::Seat;
-use ludo_game::Status;
 use ludo_game::api::{CreateGame, CreatedGame, ListFilter, SubmitMove};
 use ludo_game::{GameId, GameService, ServiceError, SystemClock};
+use ludo_record::Status;
 use ludo_storage::{EventStore, MemoryStore, StoreError, StoreFuture, StoredRecord, StreamId, StreamSummary};
 use serde_json::{Value, json};
 
@@ -62,7 +62,7 @@ async fn a_whole_game_plays_to_the_end_with_listed_moves() {
     assert!(state.status.is_finished());
     assert_eq!(state.version, version);
     let seed = state.seed.expect("a finished game publishes its seed");
-    assert_eq!(ludo_game::record::sha256_hex(&hex::decode(seed).unwrap()), game.seed_commitment);
+    assert_eq!(ludo_record::record::sha256_hex(&hex::decode(seed).unwrap()), game.seed_commitment);
 }
 
 #[tokio::test]
@@ -554,7 +554,7 @@ async fn a_program_running_the_bots_itself_thinks_only_for_bot_seats() {
     // and that path must not become a way to think from a person's hand.
     use ludo_bots::{Bot, Budget, Level};
     use ludo_game::api::Player;
-    use ludo_game::bot::{BotLevel, BotRequest};
+    use ludo_record::bot::{BotLevel, BotRequest};
     let (service, _) = service();
     let players = vec![Player::named("Ann"), Player::bot("Robo", BotRequest { level: BotLevel::Random, think_ms: Some(0) })];
     let game = service.create(CreateGame::new("cardinal", players).with_options(json!({"first_seat": 0}))).await.unwrap();

@@ -10,10 +10,10 @@ mod bundle;
 use std::sync::Arc;
 
 use ludo_game::api::CreateGame;
-use ludo_game::export::{self, ExportHeader};
-use ludo_game::transparency::{self, LogKey, Receipt};
 use ludo_game::{GameId, GameService, LogSettings, ServiceError, SystemClock, TransparencyLog};
+use ludo_record::export::{self, ExportHeader};
 use ludo_storage::{AppendRequest, EventStore, MemoryStore, StreamId};
+use ludo_transparency::{self as transparency, LogKey, Receipt};
 
 use bundle::{join, split};
 

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ludo_game::export::ExportHeader;
-use ludo_game::transparency::{self, ConsistencyProof, SignedTree};
+use ludo_record::export::ExportHeader;
+use ludo_transparency::{self as transparency, ConsistencyProof, SignedTree};
 
 /// The known-keys file: `--known-keys`, `$LUDO_KNOWN_KEYS`,
 /// `$XDG_CONFIG_HOME/ludo/known_log_keys`, or `~/.config/ludo/known_log_keys`.

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use ludo_game::record::{GENESIS, Record};
+use ludo_record::record::{GENESIS, Record};
 use ludo_storage::{AppendRequest, EventStore, StoreError, StoredRecord, StreamSummary};
 
 /// Games listed per page of the source.

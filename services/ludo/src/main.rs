@@ -295,15 +295,15 @@ impl ServeArgs {
             (Some(_), Some(_)) => return Err("the log key is given twice: --log-key (LUDO_LOG_KEY_FILE) and LUDO_LOG_KEY".into()),
             (None, None) => None,
             (None, Some(text)) => {
-                Some(ludo_game::transparency::LogKey::from_private(&text).map_err(|e| format!("the log key in LUDO_LOG_KEY: {e}"))?)
+                Some(ludo_transparency::LogKey::from_private(&text).map_err(|e| format!("the log key in LUDO_LOG_KEY: {e}"))?)
             }
             (Some(path), None) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read the log key {}: {e}", path.display()))?;
-                Some(ludo_game::transparency::LogKey::from_private(&text).map_err(|e| format!("the log key {}: {e}", path.display()))?)
+                Some(ludo_transparency::LogKey::from_private(&text).map_err(|e| format!("the log key {}: {e}", path.display()))?)
             }
         };
         if let Some(origin) = &self.log_origin
-            && !ludo_game::transparency::origin_is_valid(origin)
+            && !ludo_transparency::origin_is_valid(origin)
         {
             return Err(format!("--log-origin `{origin}`: 1 to 128 printable bytes, no space and no `+` (e.g. games.example.org/log)"));
         }
@@ -458,7 +458,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
     };
     // The key the receipt must be signed by: given, pinned, or pinned now.
     // (Only the header is read here: the whole check runs once, below.)
-    let named = ludo_game::export::ExportHeader::read(&bytes).ok().and_then(|header| header.receipt).map(|receipt| receipt.key);
+    let named = ludo_record::export::ExportHeader::read(&bytes).ok().and_then(|header| header.receipt).map(|receipt| receipt.key);
     let (trusted, how) = match named.as_deref().map(|key| audit::trusted_key(given.as_deref(), known.as_deref(), key)).transpose() {
         Ok(Some((key, how))) => (Some(key), Some(how)),
         Ok(None) => (given.clone(), None),
@@ -467,7 +467,7 @@ fn verify(args: &VerifyArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let report = ludo_game::export::verify_with(&bytes, trusted.as_deref());
+    let report = ludo_record::export::verify_with(&bytes, trusted.as_deref());
     if args.json {
         say(&format!("{}\n", serde_json::to_string_pretty(&report).expect("reports serialize")));
     } else {
@@ -485,8 +485,8 @@ fn say(text: &str) {
 }
 
 /// The report in words.
-fn describe(report: &ludo_game::export::VerifyReport) -> String {
-    use ludo_game::export::SeedCheck;
+fn describe(report: &ludo_record::export::VerifyReport) -> String {
+    use ludo_record::export::SeedCheck;
     use std::fmt::Write;
     let mut out = String::new();
     let game = report.game_id.as_deref().unwrap_or("?");
@@ -559,7 +559,7 @@ fn describe(report: &ludo_game::export::VerifyReport) -> String {
 
 /// `ludo log-key`: a new key, its private half in a new file.
 fn log_key(args: &LogKeyArgs) -> Result<String, String> {
-    let key = ludo_game::transparency::LogKey::generate(&args.origin)?;
+    let key = ludo_transparency::LogKey::generate(&args.origin)?;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -167,12 +167,12 @@ fn choose_for(kind: &str, bot: &mut Bot, seat: Seat, info: &Value) -> Result<Opt
     macro_rules! by_kind {
         ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
             match kind {
-                $(kind if kind == <ludo_game::engines::$krate::Game as Engine>::KIND => choose::<ludo_game::engines::$krate::Game>(bot, seat, info),)*
+                $(kind if kind == <ludo_record::engines::$krate::Game as Engine>::KIND => choose::<ludo_record::engines::$krate::Game>(bot, seat, info),)*
                 other => Err(format!("this ludo has no bot for games of kind `{other}`")),
             }
         };
     }
-    ludo_game::for_each_game!(by_kind)
+    ludo_record::for_each_game!(by_kind)
 }
 
 /// Plays the seat to the end of the game.

@@ -73,7 +73,7 @@ struct Played {
 
 /// Runs the tournament and answers its report.
 pub fn run(args: &SimulateArgs) -> Result<String, String> {
-    let kind = ludo_game::kinds::kind(&args.game).ok_or_else(|| format!("unknown game `{}`: {}", args.game, known_kinds()))?;
+    let kind = ludo_record::kinds::kind(&args.game).ok_or_else(|| format!("unknown game `{}`: {}", args.game, known_kinds()))?;
     let players = args.players.unwrap_or(kind.min_players);
     if !(kind.min_players..=kind.max_players).contains(&players) {
         return Err(format!("{} takes {} to {} players, not {players}", kind.name, kind.min_players, kind.max_players));
@@ -126,7 +126,7 @@ pub fn run(args: &SimulateArgs) -> Result<String, String> {
 
 /// The listed kinds' ids: `cardinal, kardinal or battle13`.
 fn known_kinds() -> String {
-    let ids: Vec<&str> = ludo_game::kinds::KINDS.iter().map(|k| k.id).collect();
+    let ids: Vec<&str> = ludo_record::kinds::KINDS.iter().map(|k| k.id).collect();
     match ids.split_last() {
         Some((last, [])) => (*last).to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
@@ -153,12 +153,12 @@ fn one_game(args: &SimulateArgs, players: usize, budget: Budget, game: usize) ->
             macro_rules! by_kind {
                 ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
                     match args.game.as_str() {
-                        $(kind if kind == <ludo_game::engines::$krate::Game as Engine>::KIND => direct::<ludo_game::engines::$krate::Game>(players, seed, &mut bots)?,)*
+                        $(kind if kind == <ludo_record::engines::$krate::Game as Engine>::KIND => direct::<ludo_record::engines::$krate::Game>(players, seed, &mut bots)?,)*
                         other => return Err(format!("no bots for `{other}`")),
                     }
                 };
             }
-            ludo_game::for_each_game!(by_kind)
+            ludo_record::for_each_game!(by_kind)
         }
     };
     Ok(Played { levels, outcome, moves })
@@ -187,10 +187,10 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
         // Each seat is recorded as the bot that plays it, and each move as that bot's.
         let names: Vec<ludo_game::api::Player> = (0..players)
             .map(|s| {
-                let level = ludo_game::bot::BotLevel::from(bots[s].level());
+                let level = ludo_record::bot::BotLevel::from(bots[s].level());
                 ludo_game::api::Player::bot(
                     format!("{} {}", bots[s].level(), s + 1),
-                    ludo_game::bot::BotRequest { level, think_ms: Some(0) },
+                    ludo_record::bot::BotRequest { level, think_ms: Some(0) },
                 )
             })
             .collect();
@@ -200,9 +200,9 @@ fn served(kind: &str, players: usize, bots: &mut [Bot], path: &std::path::Path) 
         let outcome = loop {
             let state = service.get(&id, None).await.map_err(|e| e.to_string())?;
             let seat = match state.status {
-                ludo_game::Status::Finished { result, .. } => break result,
-                ludo_game::Status::InProgress { to_move, .. } if moves < MAX_MOVES => to_move[0],
-                ludo_game::Status::InProgress { .. } => return Err(format!("a game did not end within {MAX_MOVES} moves")),
+                ludo_record::Status::Finished { result, .. } => break result,
+                ludo_record::Status::InProgress { to_move, .. } if moves < MAX_MOVES => to_move[0],
+                ludo_record::Status::InProgress { .. } => return Err(format!("a game did not end within {MAX_MOVES} moves")),
                 other => return Err(format!("a game of bots stood {other:?}")),
             };
             let bot = bots[seat.index()].clone();

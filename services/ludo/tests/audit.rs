@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use bundle::{join, split};
 use common::{Server, create, play_out, resigned_game, start_command};
-use ludo_game::transparency::{self, LogKey};
 use ludo_storage::{AppendRequest, EventStore, PgOptions, PgStore, SledOptions, SledStore, StreamId};
+use ludo_transparency::{self as transparency, LogKey};
 use serde_json::{Value, json};
 
 /// The log stream's id (the largest UUID).

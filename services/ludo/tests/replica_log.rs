@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{replica, resigned_game};
-use ludo_game::transparency::{self, ConsistencyProof};
+use ludo_transparency::{self as transparency, ConsistencyProof};
 use postgres::Cluster;
 use serde_json::Value;
 
@@ -87,7 +87,7 @@ async fn two_replicas_share_one_key_and_one_linear_tree() {
         // Its bundle, exported from the other replica, verifies with the key.
         let other = if *base == a.base { &b.base } else { &a.base };
         let bundle = http.get(format!("{other}/v1/games/{id}/export")).send().await.unwrap().bytes().await.unwrap();
-        let report = ludo_game::export::verify_with(&bundle, Some(&key));
+        let report = ludo_record::export::verify_with(&bundle, Some(&key));
         assert!(report.valid, "game {id} (ended on {base}, exported from {other}): {:?}", report.fault);
         assert_eq!(report.receipt.unwrap().leaf_index, receipt["leaf_index"].as_u64().unwrap());
     }

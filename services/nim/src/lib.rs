@@ -1,6 +1,6 @@
 //! Nim as a ludotheque engine: the smallest game the server can host, kept
 //! to prove that adding a game is its crate, its proto file and converters,
-//! and one line in `ludo_game::for_each_game!` (docs/adding-a-game.md). It
+//! and one line in `ludo_record::for_each_game!` (docs/adding-a-game.md). It
 //! is compiled into the server only with the feature `test-game`.
 //!
 //! The rules (`docs/rules/nim.md`): a heap of counters (NM-1), two players

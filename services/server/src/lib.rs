@@ -53,7 +53,7 @@ pub async fn app_with(service: Arc<GameService>, config: &ServerConfig, metrics:
         .kinds()
         .into_iter()
         .map(|mut info| {
-            let kind = ludo_game::kinds::kind(&info.kind).expect("listed kinds exist");
+            let kind = ludo_record::kinds::kind(&info.kind).expect("listed kinds exist");
             info.options_schema = openapi::resolved_schema(&doc, &(kind.options_schema)());
             info
         })

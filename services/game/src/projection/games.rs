@@ -16,15 +16,15 @@ use std::sync::{Arc, Mutex};
 use ludo_storage::{EventStore, FeedEntry, StreamId};
 
 use super::{Folded, Projection, Rows};
-use crate::kinds::AnyGame;
-use crate::record::{Record, RecordBody};
-use crate::replay::{self, Replayer, replay};
 use crate::secrets::Secrets;
 use crate::service::is_reserved;
 use crate::service::listing::StoredSummary;
-use crate::status::Status;
-use crate::table::Table;
-use crate::transparency::Imported;
+use ludo_record::kinds::AnyGame;
+use ludo_record::record::{Record, RecordBody};
+use ludo_record::replay::{self, Replayer, replay};
+use ludo_record::status::Status;
+use ludo_record::table::Table;
+use ludo_transparency::Imported;
 
 /// Games whose state the projection keeps in memory between folds, at
 /// most; one it forgot is replayed from its log when it next moves.
@@ -58,7 +58,7 @@ impl State {
 
 /// A game as the projection last folded it.
 struct Kept {
-    kind: &'static crate::kinds::Kind,
+    kind: &'static ludo_record::kinds::Kind,
     game: AnyGame,
     table: std::sync::Arc<Table>,
     version: u64,

@@ -29,12 +29,12 @@ use ludo_storage::StreamId;
 
 use crate::api::{Answer, MoveAccepted, MoveInput, Submission};
 use crate::api::{Autopilot, SetAutopilot};
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::kinds::AnyMove;
-use crate::record::RecordBody;
-use crate::record::SeatBotRecord;
-use crate::status::Status;
+use ludo_record::bot::BotSeat;
+use ludo_record::kinds::AnyMove;
+use ludo_record::record::RecordBody;
+use ludo_record::record::SeatBotRecord;
+use ludo_record::status::Status;
 
 use super::commit::{Committed, Heard, Subscriber};
 use super::ids::{GameId, game_id};

@@ -7,9 +7,9 @@ use std::sync::{Arc, RwLock};
 use ludo_storage::StreamId;
 
 use crate::error::ServiceError;
-use crate::record::{MoveRecord, Record, RecordBody};
-use crate::replay::{ReplayError, Replayed, replay};
 use crate::secrets::Secrets;
+use ludo_record::record::{MoveRecord, Record, RecordBody};
+use ludo_record::replay::{ReplayError, Replayed, replay};
 
 use super::ids::{GameId, game_id};
 use super::{Current, GameService, Slot, Writer, blocking, corrupt, parse_records};
@@ -183,7 +183,7 @@ fn apply_newer(slot: &Slot, writer: &mut Writer, current: &Current, records: &[R
     let mut history = slot.history.write().expect("history lock");
     let kept = history.as_ref().map(super::history::History::len);
     for record in records {
-        let step = match crate::replay::apply_next(&mut game, (version, &last_hash), &mut table, record, &mut scratch) {
+        let step = match ludo_record::replay::apply_next(&mut game, (version, &last_hash), &mut table, record, &mut scratch) {
             Ok(step) => step,
             Err(err) => {
                 if let (Some(history), Some(kept)) = (history.as_mut(), kept) {

@@ -4,7 +4,7 @@
 //!
 //! One timer task per service keeps every known game's next deadline in
 //! order and sleeps until the earliest. The deadlines come from the clocks'
-//! fold (see `crate::clock`), so nothing about them lives only in memory:
+//! fold (see `ludo_record::clock`), so nothing about them lives only in memory:
 //! at start, the sweep of the games' summaries (each summary holds its
 //! game's next deadline) sets the timers again, and a deadline that passed
 //! while the server was stopped fires at once. A timeout is appended like
@@ -22,10 +22,10 @@ use std::time::SystemTime;
 
 use ludo_storage::StreamId;
 
-use crate::bot::BotLevel;
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::record::RecordBody;
+use ludo_record::bot::BotLevel;
+use ludo_record::bot::BotSeat;
+use ludo_record::record::RecordBody;
 
 use super::commit::{Committed, Heard, Subscriber};
 use super::ids::GameId;

@@ -7,7 +7,7 @@
 //! body under the game's writer lock. [`GameService::commit`] does the
 //! rest, in the same order for all of them:
 //! 1. **fold**: the body is applied to a copy of the game through
-//!    [`crate::replay::evolve`], the step replay applies to a stored log,
+//!    [`ludo_record::replay::evolve`], the step replay applies to a stored log,
 //!    so a record is applied live exactly as it will replay;
 //! 2. **seal**: the record is sealed onto the game's hash chain with the
 //!    fold's effects as a spectator sees them;
@@ -30,12 +30,12 @@ use tokio::sync::OwnedMutexGuard;
 
 use super::{Current, GameService, Slot, Writer};
 use crate::error::ServiceError;
-use crate::kinds::{AnyEffect, AnyMove};
 use crate::metrics::{KindLabel, Metrics, RecordLabel};
-use crate::record::{MoveRecord, Record, RecordBody};
-use crate::replay::{self, Refused};
-use crate::transparency::Receipt;
 use ludo_engine::Viewer;
+use ludo_record::kinds::{AnyEffect, AnyMove};
+use ludo_record::record::{MoveRecord, Record, RecordBody};
+use ludo_record::replay::{self, Refused};
+use ludo_transparency::Receipt;
 
 /// A record a command decided on, before it is committed.
 #[derive(Debug)]

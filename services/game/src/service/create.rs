@@ -9,13 +9,14 @@ use ludo_storage::{AppendRequest, StreamId};
 use serde_json::Value;
 
 use crate::api::{CreateGame, CreatedGame, Invitation, KindInfo, SeatToken};
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::kinds::{AnyEffect, CreateError, Kind};
-use crate::record::{GENESIS, GameCreated, Record, RecordBody};
+use crate::secrets;
 use crate::secrets::Secrets;
-use crate::table::Table;
-use crate::{kinds, secrets};
+use ludo_record::bot::BotSeat;
+use ludo_record::kinds;
+use ludo_record::kinds::{AnyEffect, CreateError, Kind};
+use ludo_record::record::{GENESIS, GameCreated, Record, RecordBody};
+use ludo_record::table::Table;
 
 use super::ids::game_id;
 use super::listing::StoredSummary;
@@ -144,7 +145,7 @@ impl GameService {
         let lobby = names.iter().any(Option::is_none);
         let clock = request
             .clock
-            .map(crate::clock::ClockRequest::control)
+            .map(ludo_record::clock::ClockRequest::control)
             .transpose()
             .map_err(|(field, reason)| ServiceError::InvalidInput { field, reason })?;
         if request.public && !lobby {
@@ -189,7 +190,7 @@ impl GameService {
             .map_err(|e| ServiceError::Internal(format!("the game's first record does not serialize: {e}")))?;
         let last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
         let mut table = Table::new(&created, kind.sides(names.len()));
-        table.advance(crate::clock::millis(&at).map_err(ServiceError::Internal)?, || new.game.status(), None);
+        table.advance(ludo_record::clock::millis(&at).map_err(ServiceError::Internal)?, || new.game.status(), None);
         let table = Arc::new(table);
         let current = Current::new(0, new.game, Arc::clone(&table));
         let status = current.status.clone();

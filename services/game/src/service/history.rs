@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use ludo_engine::Seat;
 
-use crate::kinds::{AnyEffect, AnyGame, AnyMove};
-use crate::record::Record;
-use crate::replay::{Applied, ReplayError, Replayer};
-use crate::table::Table;
+use ludo_record::kinds::{AnyEffect, AnyGame, AnyMove};
+use ludo_record::record::Record;
+use ludo_record::replay::{Applied, ReplayError, Replayer};
+use ludo_record::table::Table;
 
 /// Records between two kept states of the game.
 pub(super) const SNAPSHOT_EVERY: u64 = 32;
@@ -144,7 +144,7 @@ mod tests {
     use ludo_engine::Seed;
 
     use super::*;
-    use crate::kinds::KINDS;
+    use ludo_record::kinds::KINDS;
 
     /// Every hosted kind, played at random for more than a few snapshots'
     /// worth of records: the game at each version is the state the game was
@@ -155,7 +155,7 @@ mod tests {
         for kind in KINDS {
             let new = kind.create(kind.min_players, &kind.default_options(), &Seed([3; 32])).expect("default set-up");
             let mut game = new.game;
-            let created = crate::record::GameCreated {
+            let created = ludo_record::record::GameCreated {
                 game_id: "g".into(),
                 kind: kind.id.into(),
                 ruleset: kind.ruleset.into(),

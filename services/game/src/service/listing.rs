@@ -10,18 +10,18 @@
 
 use std::sync::Arc;
 
-use crate::status::Status;
+use ludo_record::status::Status;
 use ludo_storage::StreamId;
 use serde::{Deserialize, Serialize};
 
 use super::{GameMeta, GameService, game_id, page_limit, parse_id};
 use crate::api::{GameList, GameSummary, ListFilter, SeatInfo};
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::kinds;
 use crate::projection::ProjectionError;
 use crate::projection::games::Games;
-use crate::table::Table;
+use ludo_record::bot::BotSeat;
+use ludo_record::kinds;
+use ludo_record::table::Table;
 
 /// Most summaries one listing request reads: a filter that matches few
 /// games returns a short page (with `next_after`) rather than scan them all.
@@ -68,7 +68,7 @@ pub(crate) struct StoredSummary {
     pub(super) logged: Option<(u64, u64)>,
     /// For an imported game: where it came from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    imported: Option<crate::transparency::Imported>,
+    imported: Option<ludo_transparency::Imported>,
 }
 
 fn no_bots(bots: &[Option<BotSeat>]) -> bool {
@@ -98,7 +98,7 @@ impl StoredSummary {
     }
 
     /// The same, for a game imported from `imported` (or not).
-    pub(crate) fn imported(self, imported: Option<crate::transparency::Imported>) -> Self {
+    pub(crate) fn imported(self, imported: Option<ludo_transparency::Imported>) -> Self {
         StoredSummary { imported, ..self }
     }
 

@@ -46,18 +46,18 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::api::{Answer, Event, MoveAccepted, SeatInfo};
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::kinds::{self, AnyEffect, AnyGame, ApplyError, CreateError, Kind};
 use crate::metrics::Metrics;
 use crate::quota::{Limiter, Rate};
-use crate::record::{Record, RecordBody};
-use crate::replay::ReplayError;
-use crate::secrets::{self, Secrets};
-use crate::status::Status;
-use crate::table::{Refusal, Table};
+use crate::secrets::Secrets;
 pub use ids::GameId;
 use ids::{IdGenerator, game_id, parse_id};
+use ludo_record::bot::BotSeat;
+use ludo_record::kinds::{self, AnyEffect, AnyGame, ApplyError, CreateError, Kind};
+use ludo_record::record::{Record, RecordBody};
+use ludo_record::replay::ReplayError;
+use ludo_record::status::Status;
+use ludo_record::table::{Refusal, Table};
 
 /// Longest player name accepted.
 pub const MAX_NAME_CHARS: usize = 40;
@@ -110,7 +110,7 @@ struct GameMeta {
     created_at: String,
     secrets: Secrets,
     /// The game's time controls, if it has a clock.
-    clock: Option<crate::clock::TimeControl>,
+    clock: Option<ludo_record::clock::TimeControl>,
 }
 
 /// The latest acknowledged state of a game, shared with readers.
@@ -168,7 +168,7 @@ struct Slot {
     heard: AtomicU64,
     /// Once the game is over: its receipt from the transparency log (an
     /// async cell: one task at a time adds the game's leaf).
-    receipt: tokio::sync::OnceCell<crate::transparency::Receipt>,
+    receipt: tokio::sync::OnceCell<ludo_transparency::Receipt>,
 }
 
 impl Slot {
@@ -186,7 +186,7 @@ impl Slot {
         match token {
             None => Ok(Viewer::Spectator),
             Some(token) => table
-                .seat_of(token, &self.meta.secrets)
+                .seat_of(token, &self.meta.secrets.token_hashes)
                 .map(Viewer::Seat)
                 .ok_or_else(|| ServiceError::Unauthorized { reason: "this token opens no seat of this game".into() }),
         }
@@ -462,7 +462,7 @@ impl GameService {
     /// server keep, list and sign for a game nobody played on it.
     #[must_use]
     pub fn with_operator_token(mut self, token: Option<&str>) -> Self {
-        self.operator_hash = token.map(secrets::hash_token);
+        self.operator_hash = token.map(ludo_record::table::hash_token);
         self
     }
 
@@ -640,7 +640,7 @@ fn event(game: &AnyGame, id: &str, record: Record, effects: Vec<AnyEffect>) -> R
             event.handover = bot.map(|bot| crate::api::Handover { bot: Some(bot) });
         }
         // A record from before the log said who asked was the admin's.
-        RecordBody::SeatToken { by, .. } => event.by = Some(by.unwrap_or(crate::table::TokenBy::Admin)),
+        RecordBody::SeatToken { by, .. } => event.by = Some(by.unwrap_or(ludo_record::table::TokenBy::Admin)),
         RecordBody::SeatLeft { .. } | RecordBody::GameCancelled => {}
     }
     Ok(event)

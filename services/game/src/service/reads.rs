@@ -8,10 +8,10 @@ use ludo_engine::{Seat, Viewer};
 
 use crate::api::{EventPage, GameState, LegalMoves, Step, StepPage};
 use crate::error::ServiceError;
-use crate::kinds::{AnyEffect, AnyGame};
-use crate::record::Record;
-use crate::status::Status;
-use crate::table::Table;
+use ludo_record::kinds::{AnyEffect, AnyGame};
+use ludo_record::record::Record;
+use ludo_record::status::Status;
+use ludo_record::table::Table;
 
 use super::ids::GameId;
 use super::{GameService, Slot, blocking, corrupt, effective, event, history, page_limit, parse_records, seat_infos, seat_of};
@@ -85,7 +85,7 @@ impl GameService {
     }
 
     /// The move `bot` makes now for the token's seat, from what that seat
-    /// may know (see [`crate::kinds::AnyGame::bot_move`]), thought out on a blocking
+    /// may know (see [`ludo_record::kinds::AnyGame::bot_move`]), thought out on a blocking
     /// thread (a strong bot thinks for up to its time budget); the version
     /// it was chosen at, and the bot back. No move when it is not the
     /// seat's turn.
@@ -97,7 +97,7 @@ impl GameService {
         id: &GameId,
         token: Option<&str>,
         bot: ludo_bots::Bot,
-    ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
+    ) -> Result<(Option<ludo_record::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
         let slot = self.slot(id).await?;
         let seat = slot.seat(token)?;
         Self::think_for(&slot, seat, bot).await
@@ -116,7 +116,7 @@ impl GameService {
         id: &GameId,
         seat: Seat,
         bot: ludo_bots::Bot,
-    ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
+    ) -> Result<(Option<ludo_record::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
         let slot = self.slot(id).await?;
         if slot.current().bot(seat).is_none() {
             return Err(ServiceError::invalid("seat", format!("no server bot plays {seat}")));
@@ -128,7 +128,7 @@ impl GameService {
         slot: &Slot,
         seat: Seat,
         mut bot: ludo_bots::Bot,
-    ) -> Result<(Option<crate::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
+    ) -> Result<(Option<ludo_record::kinds::AnyMove>, u64, ludo_bots::Bot), ServiceError> {
         let current = slot.current();
         let version = current.version;
         // Nobody decides from a hand before the game starts (see `effective`).

@@ -5,7 +5,7 @@
 //!
 //! Each is a seat record in the game's log, appended by the game's single
 //! writer like a move (the same lock, version check, hash chain, summary
-//! and stream notices), and checked by the table (`crate::table`), which
+//! and stream notices), and checked by the table (`ludo_record::table`), which
 //! replay asks again for every stored record: the log says who sat where
 //! and when, and replays and verifies with it.
 
@@ -14,14 +14,14 @@ use std::sync::Arc;
 use ludo_engine::Seat;
 
 use crate::api::{JoinGame, JoinedSeat, ReissuedToken, SetSeatBot, TableChanged};
-use crate::bot::BotLevel;
-use crate::bot::BotSeat;
 use crate::error::ServiceError;
-use crate::record::RecordBody;
-use crate::record::{SeatBotRecord, SeatJoined};
 use crate::secrets;
-use crate::status::Status;
-use crate::table::TokenBy;
+use ludo_record::bot::BotLevel;
+use ludo_record::bot::BotSeat;
+use ludo_record::record::RecordBody;
+use ludo_record::record::{SeatBotRecord, SeatJoined};
+use ludo_record::status::Status;
+use ludo_record::table::TokenBy;
 
 use super::commit::{Committed, Proposal};
 use super::ids::GameId;
@@ -113,7 +113,7 @@ impl GameService {
         self.limit_seat(slot.meta.stream, seat)?;
         let name = request.name.trim().to_string();
         // The seat first (taken, the game started …), then the name.
-        let seating = crate::table::Change::Join { seat, name: &name, bot: None, token_hash: Some([0; 32]) };
+        let seating = ludo_record::table::Change::Join { seat, name: &name, bot: None, token_hash: Some([0; 32]) };
         current.table.check(&seating, current.game.status().is_finished()).map_err(refusal)?;
         // Results and sentences name seats by their players: one name each.
         let taken = |other: &Option<String>| other.as_deref().is_some_and(|other| other.trim().eq_ignore_ascii_case(&name));

@@ -9,9 +9,9 @@ use ludo_engine::Seat;
 use ludo_storage::{AppendRequest, StoreError, StreamId};
 
 use crate::api::{MoveAccepted, MoveInput, Submission};
-use crate::bot::{BotMark, BotSeat};
 use crate::error::ServiceError;
-use crate::record::{MoveRecord, Record, RecordBody};
+use ludo_record::bot::{BotMark, BotSeat};
+use ludo_record::record::{MoveRecord, Record, RecordBody};
 
 use super::commit::Proposal;
 use super::ids::GameId;
@@ -114,7 +114,7 @@ impl GameService {
             Mover::Bot(_, bot) => Some(bot.level),
         };
         let at = timestamp(self.clock.now());
-        let at_ms = crate::clock::millis(&at).map_err(ServiceError::Internal)?;
+        let at_ms = ludo_record::clock::millis(&at).map_err(ServiceError::Internal)?;
         current.table.check_move(seat, mark, at_ms).map_err(refusal)?;
         let mv = match request.mv {
             MoveInput::Json(json) => current.game.parse_move("move", &json).map_err(refused)?,

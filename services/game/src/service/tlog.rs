@@ -1,5 +1,5 @@
 //! The transparency log of games, kept through the event-store contract
-//! (see [`crate::transparency`] for what it proves).
+//! (see [`ludo_transparency`] for what it proves).
 //!
 //! # How it is stored
 //! Two streams with reserved ids (no game id can name them: see `ids`):
@@ -45,7 +45,9 @@ use serde::{Deserialize, Serialize};
 use tlog_tiles::Hash;
 
 use crate::error::ServiceError;
-use crate::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash, stored_hash_index};
+use ludo_transparency::{
+    self as transparency, AtHand, ConsistencyProof, LogKey, Missing, Receipt, SignedTree, encode_hash, stored_hash_index,
+};
 
 use super::commit::{Committed, Heard, Subscriber};
 use super::ids::{GameId, game_id};
@@ -121,7 +123,8 @@ fn log_corrupt(seq: u64, reason: impl Into<String>) -> ServiceError {
 }
 
 /// The log's public face: what `/v1/log` answers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct LogInfo {
     /// The log's origin (the first line of its checkpoints, and its key's name).
     pub origin: String,
@@ -849,7 +852,7 @@ impl GameService {
             game_id: slot.meta.id.clone(),
             records: current.version + 1,
             last_hash: last.hash.clone(),
-            status: current.status.clone(),
+            ending: current.status.ending(),
             imported: slot.meta.secrets.imported.clone(),
         };
         Ok((head.leaf().ok_or(ServiceError::GameNotOver)?, last.at.clone()))

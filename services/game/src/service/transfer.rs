@@ -6,12 +6,12 @@ use ludo_storage::{AppendRequest, StoreError, StreamId};
 
 use crate::api::ImportedGame;
 use crate::error::ServiceError;
-use crate::record::{MoveRecord, Record, RecordBody};
-use crate::replay::replay;
 use crate::secrets::Secrets;
-use crate::status::Status;
-use crate::table::Table;
-use crate::{export, kinds, secrets};
+use ludo_record::record::{MoveRecord, Record, RecordBody};
+use ludo_record::replay::replay;
+use ludo_record::status::Status;
+use ludo_record::table::Table;
+use ludo_record::{export, kinds};
 
 use super::ids::{GameId, parse_id};
 use super::listing::StoredSummary;
@@ -23,7 +23,7 @@ pub(super) fn imported_summary(
     records: &[Record],
     (version, status): (u64, &Status),
     table: &Table,
-    imported: &crate::transparency::Imported,
+    imported: &ludo_transparency::Imported,
 ) -> Result<StoredSummary, ServiceError> {
     let (Some(first), Some(last)) = (records.first(), records.last()) else {
         return Err(ServiceError::Internal("a verified export without records".into()));
@@ -44,7 +44,7 @@ pub const MAX_IMPORT_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_IMPORT_RECORDS: usize = 10_000;
 
 impl GameService {
-    /// The game's whole record as JSON Lines (see [`crate::export`]); with
+    /// The game's whole record as JSON Lines (see [`ludo_record::export`]); with
     /// the seed once the game is over. A token, if given, must be valid.
     ///
     /// # Errors
@@ -155,7 +155,7 @@ impl GameService {
         hex::decode_to_slice(seed, &mut seed_bytes).map_err(|_| ServiceError::Internal("a verified seed is not hex".into()))?;
         // Its origin: the key that signed the bundle's receipt (checked by
         // `export::check`), or unknown.
-        let imported = crate::transparency::Imported { key: verified.header.receipt.as_ref().map(|receipt| receipt.key.clone()) };
+        let imported = ludo_transparency::Imported { key: verified.header.receipt.as_ref().map(|receipt| receipt.key.clone()) };
         let secrets = Secrets {
             seed: ludo_engine::Seed(seed_bytes),
             token_hashes: Vec::new(),
@@ -209,7 +209,7 @@ impl GameService {
             });
         };
         match token {
-            Some(token) if bool::from(subtle::ConstantTimeEq::ct_eq(&secrets::hash_token(token)[..], &hash[..])) => Ok(()),
+            Some(token) if bool::from(subtle::ConstantTimeEq::ct_eq(&ludo_record::table::hash_token(token)[..], &hash[..])) => Ok(()),
             _ => Err(ServiceError::Unauthorized { reason: "this needs the server's operator token (Authorization: Bearer …)".into() }),
         }
     }
@@ -248,7 +248,7 @@ fn check_imported(records: &[Record]) -> Result<(), ServiceError> {
     check_players(kind, &created.seats).map_err(|err| at_record(0, err))?;
     check_new_options(kind, &created.options).map_err(|err| at_record(0, err))?;
     if let Some(control) = created.clock {
-        let asked = crate::clock::ClockRequest {
+        let asked = ludo_record::clock::ClockRequest {
             move_ms: control.move_ms,
             bank_ms: control.bank_ms,
             increment_ms: Some(control.increment_ms),
@@ -261,8 +261,8 @@ fn check_imported(records: &[Record]) -> Result<(), ServiceError> {
         }
     }
     for bot in created.bots.iter().flatten() {
-        if bot.think_ms > crate::bot::MAX_THINK_MS {
-            return Err(at_record(0, ServiceError::invalid("bots", format!("a bot thinks at most {} ms", crate::bot::MAX_THINK_MS))));
+        if bot.think_ms > ludo_record::bot::MAX_THINK_MS {
+            return Err(at_record(0, ServiceError::invalid("bots", format!("a bot thinks at most {} ms", ludo_record::bot::MAX_THINK_MS))));
         }
     }
     let mut seat_records = 0u32;

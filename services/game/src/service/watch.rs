@@ -23,7 +23,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use ludo_engine::Viewer;
 
-use crate::status::Status;
+use ludo_record::status::Status;
 use ludo_storage::{EventStore, StreamId};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{mpsc, watch};
@@ -31,10 +31,10 @@ use tokio::sync::{mpsc, watch};
 use super::{GameId, GameService, Slot, corrupt, effective, event, parse_records, seat_of};
 use crate::api::{GameUpdate, StreamEnd};
 use crate::error::ServiceError;
-use crate::kinds::{AnyEffect, AnyGame};
-use crate::record::{Record, RecordBody};
-use crate::replay::Replayer;
-use crate::table::Table;
+use ludo_record::kinds::{AnyEffect, AnyGame};
+use ludo_record::record::{Record, RecordBody};
+use ludo_record::replay::Replayer;
+use ludo_record::table::Table;
 
 /// Items buffered per watcher before it waits for its client to read.
 const WATCH_BUFFER: usize = 64;

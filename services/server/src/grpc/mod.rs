@@ -10,12 +10,12 @@ use std::sync::Arc;
 use ludo_game::api::{
     Answer, CreateGame, GameState, JoinGame, KindInfo, ListFilter, MoveInput, Player, SetAutopilot, SetSeatBot, Submission, TableChanged,
 };
-use ludo_game::bot::{BotLevel, BotRequest, BotSeat};
-use ludo_game::export::{SeedCheck, VerifyReport};
-use ludo_game::kinds::AnyMove;
 use ludo_game::{GameService, Watch, Watched};
 use ludo_proto::v1 as pb;
 use ludo_proto::v1::ludo_server::{Ludo, LudoServer};
+use ludo_record::bot::{BotLevel, BotRequest, BotSeat};
+use ludo_record::export::{SeedCheck, VerifyReport};
+use ludo_record::kinds::AnyMove;
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
@@ -58,7 +58,7 @@ pub async fn router(service: Arc<GameService>, kinds: Arc<Vec<KindInfo>>) -> axu
 }
 
 /// Where an imported game came from, in proto.
-fn imported_out(imported: &ludo_game::transparency::Imported) -> pb::Imported {
+fn imported_out(imported: &ludo_transparency::Imported) -> pb::Imported {
     pb::Imported { key: imported.key.clone() }
 }
 
@@ -132,7 +132,7 @@ fn game_state(state: GameState) -> Result<pb::GameState, Status> {
     })
 }
 
-fn receipt_out(receipt: ludo_game::transparency::Receipt) -> pb::Receipt {
+fn receipt_out(receipt: ludo_transparency::Receipt) -> pb::Receipt {
     pb::Receipt {
         key: receipt.key,
         leaf_index: receipt.leaf_index,
@@ -142,7 +142,7 @@ fn receipt_out(receipt: ludo_game::transparency::Receipt) -> pb::Receipt {
     }
 }
 
-fn tree_out(tree: ludo_game::transparency::SignedTree) -> pb::SignedTree {
+fn tree_out(tree: ludo_transparency::SignedTree) -> pb::SignedTree {
     pb::SignedTree { origin: tree.origin, size: tree.size, root: tree.root }
 }
 
@@ -177,8 +177,8 @@ fn event_out(kind: &str, event: ludo_game::api::Event) -> Result<pb::Event, Stat
                 "seat_token" => pb::event::Record::SeatToken(pb::SeatTokenRecord {
                     seat,
                     by: match event.by {
-                        Some(ludo_game::table::TokenBy::Admin) => pb::TokenBy::Admin,
-                        Some(ludo_game::table::TokenBy::Seat) => pb::TokenBy::Seat,
+                        Some(ludo_record::table::TokenBy::Admin) => pb::TokenBy::Admin,
+                        Some(ludo_record::table::TokenBy::Seat) => pb::TokenBy::Seat,
                         None => pb::TokenBy::Unspecified,
                     }
                     .into(),
@@ -279,9 +279,9 @@ fn bot_in(field: &str, bot: pb::BotRequest) -> Result<BotRequest, Status> {
         }
     };
     if let Some(ms) = bot.think_ms
-        && ms > ludo_game::bot::MAX_THINK_MS
+        && ms > ludo_record::bot::MAX_THINK_MS
     {
-        return Err(invalid(&format!("{field}.think_ms"), &format!("from 0 to {} milliseconds", ludo_game::bot::MAX_THINK_MS)));
+        return Err(invalid(&format!("{field}.think_ms"), &format!("from 0 to {} milliseconds", ludo_record::bot::MAX_THINK_MS)));
     }
     Ok(BotRequest { level, think_ms: bot.think_ms })
 }
@@ -347,7 +347,7 @@ impl Ludo for Api {
 
     async fn create_game(&self, request: Request<pb::CreateGameRequest>) -> Result<Response<pb::CreateGameResponse>, Status> {
         let request = request.into_inner();
-        if ludo_game::kinds::kind(&request.kind).is_none() {
+        if ludo_record::kinds::kind(&request.kind).is_none() {
             return Err(from_service(ludo_game::ServiceError::invalid("kind", format!("unknown game kind `{}`", request.kind))));
         }
         let options = options_in(&request.kind, request.options)?;

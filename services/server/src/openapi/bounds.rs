@@ -173,10 +173,10 @@ mod tests {
     /// constants the server checks against.
     #[test]
     fn the_documents_bounds_are_the_servers_constants() {
-        use ludo_game::clock::{MAX_INCREMENT_MS, MAX_LIMIT_MS, MIN_LIMIT_MS};
+        use ludo_record::clock::{MAX_INCREMENT_MS, MAX_LIMIT_MS, MIN_LIMIT_MS};
         let doc = crate::openapi();
         let schemas = &doc["components"]["schemas"];
-        assert_eq!(schemas["BotRequest"]["properties"]["think_ms"]["maximum"], json!(ludo_game::bot::MAX_THINK_MS));
+        assert_eq!(schemas["BotRequest"]["properties"]["think_ms"]["maximum"], json!(ludo_record::bot::MAX_THINK_MS));
         let clock = &schemas["ClockRequest"]["properties"];
         for field in ["move_ms", "bank_ms"] {
             assert_eq!((&clock[field]["minimum"], &clock[field]["maximum"]), (&json!(MIN_LIMIT_MS), &json!(MAX_LIMIT_MS)), "{field}");

@@ -18,7 +18,7 @@ use utoipa::{Modify, OpenApi};
         license(name = "MIT OR Apache-2.0"),
     ),
     modifiers(&SeatToken),
-    components(schemas(ludo_game::schema::GameOptions, ludo_game::schema::GameMove, ludo_game::schema::GameView, ludo_game::schema::GameEffect)),
+    components(schemas(ludo_record::schema::GameOptions, ludo_record::schema::GameMove, ludo_record::schema::GameView, ludo_record::schema::GameEffect)),
     tags(
         (name = "games", description = "Create games, play them, read their state and log"),
         (name = "seats", description = "Join open seats, leave, resign; as the game's admin, cancel, reissue tokens, hand seats to bots"),
@@ -74,7 +74,7 @@ pub(crate) fn base() -> OpenApiDoc {
 /// discriminated, every status documented.
 pub(crate) fn finish(api: &OpenApiDoc) -> Value {
     let mut doc = serde_json::to_value(api).expect("the OpenAPI document serializes");
-    let kinds: Vec<exact::KindSchemas> = ludo_game::kinds::KINDS
+    let kinds: Vec<exact::KindSchemas> = ludo_record::kinds::KINDS
         .iter()
         .map(|kind| exact::KindSchemas { id: kind.id, players: (kind.min_players, kind.max_players) })
         .collect();

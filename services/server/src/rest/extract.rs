@@ -124,14 +124,14 @@ fn whole_numbers(bytes: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Where a body that parsed as `value` gave an array for an object (see
-/// [`ludo_game::shape`]): its field, or `body` for the whole. Only a body
+/// [`ludo_record::shape`]): its field, or `body` for the whole. Only a body
 /// with an array in it is read again.
 fn array_for_object<T: Serialize>(bytes: &[u8], value: &T) -> Option<String> {
     if !bytes.contains(&b'[') {
         return None;
     }
     let input: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-    ludo_game::shape::array_for_object(&input, value).map(|path| if path.is_empty() { "body".to_string() } else { path })
+    ludo_record::shape::array_for_object(&input, value).map(|path| if path.is_empty() { "body".to_string() } else { path })
 }
 
 /// The problem for a JSON body that `serde_json` refused with `plain`.

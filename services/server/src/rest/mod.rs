@@ -15,8 +15,8 @@ use ludo_game::api::{
     LegalMoves, ListFilter, MoveAccepted, ReissuedToken, SeatKnowledge, SetAutopilot, SetSeatBot, StepPage, StreamEnd, StreamTicket,
     Submission, SubmitMove, TableChanged,
 };
-use ludo_game::export::VerifyReport;
 use ludo_game::{GameService, ServiceError, Watch, Watched};
+use ludo_record::export::VerifyReport;
 use serde::{Deserialize, Serialize};
 use tokio_stream::StreamExt;
 use utoipa::{IntoParams, ToSchema};
@@ -541,12 +541,12 @@ async fn export_game(State(app): State<AppState>, caller: Caller, GamePath(id): 
     get, path = "/v1/games/{id}/receipt", tag = "transparency",
     params(("id" = String, Path, description = "Game id")),
     responses(
-        (status = 200, description = "The receipt", body = ludo_game::transparency::Receipt),
+        (status = 200, description = "The receipt", body = ludo_transparency::Receipt),
         (status = 404, description = "not_found: no such game", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "game_not_over: the game is still waiting or being played", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn game_receipt(State(app): State<AppState>, GamePath(id): GamePath) -> Result<Json<ludo_game::transparency::Receipt>> {
+async fn game_receipt(State(app): State<AppState>, GamePath(id): GamePath) -> Result<Json<ludo_transparency::Receipt>> {
     Ok(Json(app.service.receipt(&id).await?))
 }
 
@@ -603,14 +603,14 @@ struct ConsistencyQuery {
 #[utoipa::path(
     get, path = "/v1/log/consistency", tag = "transparency", params(ConsistencyQuery),
     responses(
-        (status = 200, description = "The consistency proof", body = ludo_game::transparency::ConsistencyProof),
+        (status = 200, description = "The consistency proof", body = ludo_transparency::ConsistencyProof),
         (status = 400, description = "invalid_input: not 0 <= from <= to <= the log's size", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn log_consistency(
     State(app): State<AppState>,
     Params(query): Params<ConsistencyQuery>,
-) -> Result<Json<ludo_game::transparency::ConsistencyProof>> {
+) -> Result<Json<ludo_transparency::ConsistencyProof>> {
     Ok(Json(app.service.consistency_proof(query.from, query.to).await?))
 }
 

@@ -2,10 +2,10 @@
 //! no JSON on the way. Each game kind has its own module with the
 //! conversions of its messages (`GameProto`); `proto_pairs!` joins them
 //! into the conversions of the registry's enums, from the one list of
-//! games (`ludo_game::for_each_game!`).
+//! games (`ludo_record::for_each_game!`).
 //!
 //! Local traits ([`ToProto`], [`FromProto`]) rather than `From`/`TryFrom`:
-//! both sides are other crates' types (the registry's enums in `ludo-game`,
+//! both sides are other crates' types (the registry's enums in `ludo-record`,
 //! the messages in `ludo-proto`), which Rust's orphan rule forbids to join
 //! with a foreign trait here.
 
@@ -16,9 +16,9 @@ mod kardinal;
 mod nim;
 
 use ludo_engine::{Engine, Seat};
-use ludo_game::Status as GameStatus;
-use ludo_game::kinds::{AnyEffect, AnyMove, AnyOptions, AnyView};
 use ludo_proto::v1 as pb;
+use ludo_record::Status as GameStatus;
+use ludo_record::kinds::{AnyEffect, AnyMove, AnyOptions, AnyView};
 use tonic::Status;
 
 use super::status::invalid;
@@ -112,7 +112,7 @@ macro_rules! proto_pairs {
         impl ToProto for AnyMove {
             type Proto = pb::Move;
             fn to_proto(&self) -> pb::Move {
-                let game = match self { $(AnyMove::$variant(mv) => pb::r#move::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::move_out(mv)),)* };
+                let game = match self { $(AnyMove::$variant(mv) => pb::r#move::Game::$variant(<ludo_record::engines::$krate::Game as GameProto>::move_out(mv)),)* };
                 pb::Move { game: Some(game) }
             }
         }
@@ -121,7 +121,7 @@ macro_rules! proto_pairs {
             fn from_proto(mv: Option<pb::Move>) -> Result<Self, Status> {
                 match mv.and_then(|m| m.game) {
                     None => Err(invalid("move", "a move is required")),
-                    $(Some(pb::r#move::Game::$variant(mv)) => Ok(AnyMove::$variant(<ludo_game::engines::$krate::Game as GameProto>::move_in(mv)?)),)*
+                    $(Some(pb::r#move::Game::$variant(mv)) => Ok(AnyMove::$variant(<ludo_record::engines::$krate::Game as GameProto>::move_in(mv)?)),)*
                 }
             }
         }
@@ -129,7 +129,7 @@ macro_rules! proto_pairs {
         impl ToProto for AnyView {
             type Proto = pb::View;
             fn to_proto(&self) -> pb::View {
-                let game = match self { $(AnyView::$variant(view) => pb::view::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::view_out(view)),)* };
+                let game = match self { $(AnyView::$variant(view) => pb::view::Game::$variant(<ludo_record::engines::$krate::Game as GameProto>::view_out(view)),)* };
                 pb::View { game: Some(game) }
             }
         }
@@ -139,7 +139,7 @@ macro_rules! proto_pairs {
             /// A withheld effect shows nothing: an effect with no game.
             fn to_proto(&self) -> pb::Effect {
                 let game = match self {
-                    $(AnyEffect::$variant(effect) => Some(pb::effect::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::effect_out(effect))),)*
+                    $(AnyEffect::$variant(effect) => Some(pb::effect::Game::$variant(<ludo_record::engines::$krate::Game as GameProto>::effect_out(effect))),)*
                     AnyEffect::Withheld => None,
                 };
                 pb::Effect { game }
@@ -149,7 +149,7 @@ macro_rules! proto_pairs {
         impl ToProto for AnyOptions {
             type Proto = pb::Options;
             fn to_proto(&self) -> pb::Options {
-                let game = match self { $(AnyOptions::$variant(options) => pb::options::Game::$variant(<ludo_game::engines::$krate::Game as GameProto>::options_out(options)),)* };
+                let game = match self { $(AnyOptions::$variant(options) => pb::options::Game::$variant(<ludo_record::engines::$krate::Game as GameProto>::options_out(options)),)* };
                 pb::Options { game: Some(game) }
             }
         }
@@ -158,7 +158,7 @@ macro_rules! proto_pairs {
             fn from_proto(options: pb::Options) -> Result<Self, Status> {
                 match options.game {
                     None => Err(invalid("options", "options name no game")),
-                    $(Some(pb::options::Game::$variant(o)) => Ok(AnyOptions::$variant(<ludo_game::engines::$krate::Game as GameProto>::options_in(o)?)),)*
+                    $(Some(pb::options::Game::$variant(o)) => Ok(AnyOptions::$variant(<ludo_record::engines::$krate::Game as GameProto>::options_in(o)?)),)*
                 }
             }
         }
@@ -167,13 +167,13 @@ macro_rules! proto_pairs {
         fn options_kind(options: &pb::Options) -> Option<&'static str> {
             match &options.game {
                 None => None,
-                $(Some(pb::options::Game::$variant(_)) => Some(<ludo_game::engines::$krate::Game as Engine>::KIND),)*
+                $(Some(pb::options::Game::$variant(_)) => Some(<ludo_record::engines::$krate::Game as Engine>::KIND),)*
             }
         }
     };
 }
 
-ludo_game::for_each_game!(proto_pairs);
+ludo_record::for_each_game!(proto_pairs);
 
 /// A proto `uint32` that must fit the engine's `u8`.
 pub(crate) fn small(field: &str, value: u32) -> Result<u8, Status> {
@@ -216,14 +216,14 @@ pub fn effects_out(effects: &[AnyEffect]) -> Vec<pb::Effect> {
 
 /// Time controls as a proto message.
 #[must_use]
-pub fn time_control_out(control: &ludo_game::clock::TimeControl) -> pb::TimeControl {
+pub fn time_control_out(control: &ludo_record::clock::TimeControl) -> pb::TimeControl {
     pb::TimeControl {
         move_ms: control.move_ms,
         bank_ms: control.bank_ms,
         increment_ms: control.increment_ms,
         on_timeout: match control.on_timeout {
-            ludo_game::clock::OnTimeout::Bot => pb::OnTimeout::Bot,
-            ludo_game::clock::OnTimeout::Lose => pb::OnTimeout::Lose,
+            ludo_record::clock::OnTimeout::Bot => pb::OnTimeout::Bot,
+            ludo_record::clock::OnTimeout::Lose => pb::OnTimeout::Lose,
         }
         .into(),
     }
@@ -233,13 +233,13 @@ pub fn time_control_out(control: &ludo_game::clock::TimeControl) -> pb::TimeCont
 ///
 /// # Errors
 /// `invalid_input` (`clock.on_timeout`) for an unknown value.
-pub fn clock_in(control: pb::TimeControl) -> Result<ludo_game::clock::ClockRequest, Status> {
+pub fn clock_in(control: pb::TimeControl) -> Result<ludo_record::clock::ClockRequest, Status> {
     let on_timeout = match pb::OnTimeout::try_from(control.on_timeout) {
-        Ok(pb::OnTimeout::Bot) => ludo_game::clock::OnTimeout::Bot,
-        Ok(pb::OnTimeout::Lose) => ludo_game::clock::OnTimeout::Lose,
+        Ok(pb::OnTimeout::Bot) => ludo_record::clock::OnTimeout::Bot,
+        Ok(pb::OnTimeout::Lose) => ludo_record::clock::OnTimeout::Lose,
         Err(_) => return Err(invalid("clock.on_timeout", "expected ON_TIMEOUT_BOT or ON_TIMEOUT_LOSE")),
     };
-    Ok(ludo_game::clock::ClockRequest {
+    Ok(ludo_record::clock::ClockRequest {
         move_ms: control.move_ms,
         bank_ms: control.bank_ms,
         increment_ms: Some(control.increment_ms),
@@ -269,8 +269,8 @@ pub fn status_out(status: &GameStatus) -> pb::Status {
                 .map(|f| pb::Forfeit {
                     seat: u32::from(f.seat.0),
                     reason: match f.reason {
-                        ludo_game::ForfeitReason::Resigned => pb::ForfeitReason::Resigned.into(),
-                        ludo_game::ForfeitReason::TimedOut => pb::ForfeitReason::TimedOut.into(),
+                        ludo_record::ForfeitReason::Resigned => pb::ForfeitReason::Resigned.into(),
+                        ludo_record::ForfeitReason::TimedOut => pb::ForfeitReason::TimedOut.into(),
                     },
                 })
                 .collect(),
@@ -286,7 +286,7 @@ pub fn status_out(status: &GameStatus) -> pb::Status {
 #[cfg(test)]
 mod tests {
     use ludo_engine::{Seed, Viewer};
-    use ludo_game::kinds::{AnyGame, HOSTED};
+    use ludo_record::kinds::{AnyGame, HOSTED};
 
     use super::*;
 

@@ -1,7 +1,7 @@
 //! Nim's messages (the test-only game, feature `test-game`).
 
-use ludo_game::engines::ludo_nim as game;
 use ludo_proto::ludo::nim::v1 as pb;
+use ludo_record::engines::ludo_nim as game;
 use tonic::Status;
 
 use super::small;

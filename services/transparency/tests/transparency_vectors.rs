@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use ludo_game::transparency::{self, AtHand, ConsistencyProof, LogKey, Missing, SignedTree};
+use ludo_transparency::{self as transparency, AtHand, ConsistencyProof, LogKey, Missing, SignedTree};
 use signed_note::{Note, StandardSigner, StandardVerifier, VerifierList};
 use tlog_tiles::{Checkpoint, Hash};
 

@@ -31,6 +31,7 @@ pub struct Kind {
     /// Most seats.
     pub max_players: usize,
     /// Name of the options schema in the OpenAPI components.
+    #[cfg(feature = "schema")]
     pub options_schema: fn() -> std::borrow::Cow<'static, str>,
     default_options: fn() -> Value,
     server_defaults: fn() -> serde_json::Map<String, Value>,
@@ -121,6 +122,7 @@ macro_rules! hosted_games {
                 ruleset: <$krate::Game as Engine>::RULESET,
                 min_players: <$krate::Game as Engine>::MIN_PLAYERS,
                 max_players: <$krate::Game as Engine>::MAX_PLAYERS,
+                #[cfg(feature = "schema")]
                 options_schema: <<$krate::Game as Engine>::Options as utoipa::ToSchema>::name,
                 default_options: default_options::<$krate::Game>,
                 server_defaults: $defaults,

@@ -7,14 +7,14 @@
 //!
 //! The logs are sealed exactly as the service seals them, from fixed seeds
 //! and a fixed pseudo-random choice among the legal moves, so every run
-//! replays the same games. `cargo bench -p ludo-game --bench replay`.
+//! replays the same games. `cargo bench -p ludo-record --bench replay`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ludo_engine::{Seed, Viewer};
-use ludo_game::export::{self, EXPORT_FORMAT, ExportHeader};
-use ludo_game::kinds::{self, AnyEffect};
-use ludo_game::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex};
-use ludo_game::replay;
+use ludo_record::export::{self, EXPORT_FORMAT, ExportHeader};
+use ludo_record::kinds::{self, AnyEffect};
+use ludo_record::record::{GENESIS, GameCreated, MoveRecord, Record, RecordBody, sha256_hex};
+use ludo_record::replay;
 use serde_json::{Value, json};
 
 /// The export of a finished game of `kind`, from the first seed whose

@@ -10,7 +10,6 @@
 //! move after it.
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// Shortest per-move limit or bank: less is no time for a person.
 pub const MIN_LIMIT_MS: u64 = 1_000;
@@ -21,7 +20,8 @@ pub const MAX_INCREMENT_MS: u64 = 24 * 3_600_000;
 
 /// A game's time controls, as its `game_created` record holds them.
 /// Every member is written, so a record reads and writes back the same.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct TimeControl {
     /// Most milliseconds a seat may take over one move; null: no limit per move.
@@ -35,7 +35,8 @@ pub struct TimeControl {
 }
 
 /// What happens when a seat's time runs out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum OnTimeout {
     /// A server bot makes the seat's move; the seat stays its player's.
@@ -45,21 +46,22 @@ pub enum OnTimeout {
 }
 
 /// Time controls as a request asks for them (`move_ms` and/or `bank_ms`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ClockRequest {
     /// Most milliseconds per move (1000 to 2592000000, 30 days).
     #[serde(default)]
-    #[schema(minimum = 1000, maximum = 2592000000u64)] // MIN_LIMIT_MS, MAX_LIMIT_MS
+    #[cfg_attr(feature = "schema", schema(minimum = 1000, maximum = 2592000000u64))] // MIN_LIMIT_MS, MAX_LIMIT_MS
     pub move_ms: Option<u64>,
     /// Each seat's bank for the game (1000 to 2592000000).
     #[serde(default)]
-    #[schema(minimum = 1000, maximum = 2592000000u64)] // MIN_LIMIT_MS, MAX_LIMIT_MS
+    #[cfg_attr(feature = "schema", schema(minimum = 1000, maximum = 2592000000u64))] // MIN_LIMIT_MS, MAX_LIMIT_MS
     pub bank_ms: Option<u64>,
     /// Added to the bank after each move (0 to 86400000, a day; default 0;
     /// needs a bank).
     #[serde(default)]
-    #[schema(maximum = 86400000)] // MAX_INCREMENT_MS
+    #[cfg_attr(feature = "schema", schema(maximum = 86400000))] // MAX_INCREMENT_MS
     pub increment_ms: Option<u64>,
     /// `bot` (default: a server bot makes the move) or `lose`.
     #[serde(default)]

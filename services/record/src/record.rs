@@ -203,7 +203,8 @@ pub struct SeatBotRecord {
 }
 
 /// Record 0: everything needed to set the game up again, except the secret seed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct GameCreated {
     /// The game's id.
     pub game_id: String,
@@ -212,7 +213,7 @@ pub struct GameCreated {
     /// The engine's ruleset version that must replay this log.
     pub ruleset: String,
     /// The options, defaults filled in (a board, where the game has one, is part of them).
-    #[schema(value_type = crate::schema::GameOptions)]
+    #[cfg_attr(feature = "schema", schema(value_type = crate::schema::GameOptions))]
     pub options: Value,
     /// Seat names, indexed by seat; null for a seat left open (format 3 on).
     pub seats: Vec<Option<String>>,

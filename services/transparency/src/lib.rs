@@ -27,8 +27,14 @@
 //!   committed game was dropped or rewritten between them.
 //!
 //! The formats are cloudflare/azul's ports of Go's `sumdb` note and tlog
-//! packages (`signed_note`, `tlog_tiles`); this module adds the game's leaf,
+//! packages (`signed_note`, `tlog_tiles`); this crate adds the game's leaf,
 //! the key's life cycle and the receipt checks.
+//!
+//! This crate is the log's formats and checks only: it depends on the
+//! engine contract (a leaf names scores and seats) and on no runtime,
+//! storage, HTTP or game record. The service keeps the log (ludo-game's
+//! `service/tlog.rs`); `ludo-record` checks the receipts exports carry.
+//! OpenAPI schemas of its types come with the feature `schema`.
 //!
 //! [RFC 6962]: https://www.rfc-editor.org/rfc/rfc6962#section-2.1
 //! [tlog-checkpoint]: https://c2sp.org/tlog-checkpoint
@@ -42,9 +48,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use serde::{Deserialize, Serialize};
 use signed_note::{Note, Signer as _, StandardSigner, StandardVerifier, VerifierList};
 use tlog_tiles::{Checkpoint, Hash, HashReader};
-use utoipa::ToSchema;
 
-use crate::status::{ForfeitReason, Status};
+use ludo_engine::{Outcome, Seat};
 
 pub use tlog_tiles::{record_hash, stored_hash_count, stored_hash_index};
 
@@ -65,8 +70,15 @@ pub const DEFAULT_ORIGIN_PREFIX: &str = "ludotheque/log-";
 /// # Errors
 /// No randomness.
 pub fn default_origin() -> Result<String, String> {
-    let random = crate::secrets::random_bytes().map_err(|e| format!("no randomness for the log's origin: {e}"))?;
+    let random = random_bytes().map_err(|e| format!("no randomness for the log's origin: {e}"))?;
     Ok(format!("{DEFAULT_ORIGIN_PREFIX}{}", hex::encode(&random[..4])))
+}
+
+/// 32 bytes from the operating system's random source.
+fn random_bytes() -> Result<[u8; 32], getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Longest origin accepted (it is the first line of every checkpoint).
@@ -88,15 +100,31 @@ pub struct GameHead {
     pub records: u64,
     /// The hash of its last record (hex).
     pub last_hash: String,
-    /// How it ended.
-    pub status: Status,
+    /// How it ended; `None` while it is not over (it has no leaf yet).
+    pub ending: Option<Ending>,
     /// For a game imported from an export rather than played here: where
     /// it came from.
     pub imported: Option<Imported>,
 }
 
+/// How a game that is over ended, as its leaf says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Played to its end, or given up.
+    Finished {
+        /// Final scores and winners.
+        result: Outcome,
+        /// The seats that gave up, in the order they did, each with how, as
+        /// the leaf writes it (`resigned`, `timed_out`).
+        forfeits: Vec<(Seat, &'static str)>,
+    },
+    /// Called off before it started.
+    Cancelled,
+}
+
 /// Where an imported game came from, as far as this server can tell.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Imported {
     /// The transparency-log key (a C2SP verifier key) that signed the
@@ -137,8 +165,8 @@ impl GameHead {
             Some(Imported { key: None }) => out.push_str("origin unknown\n"),
             None => {}
         }
-        match &self.status {
-            Status::Finished { result, forfeits } => {
+        match self.ending.as_ref()? {
+            Ending::Finished { result, forfeits } => {
                 out.push_str("outcome finished\nscores");
                 for score in &result.scores {
                     let _ = write!(out, " {score}");
@@ -148,17 +176,12 @@ impl GameHead {
                     let _ = write!(out, " {}", seat.0);
                 }
                 out.push_str("\nforfeits");
-                for forfeit in forfeits {
-                    let reason = match forfeit.reason {
-                        ForfeitReason::Resigned => "resigned",
-                        ForfeitReason::TimedOut => "timed_out",
-                    };
-                    let _ = write!(out, " {}:{reason}", forfeit.seat.0);
+                for (seat, reason) in forfeits {
+                    let _ = write!(out, " {}:{reason}", seat.0);
                 }
                 out.push('\n');
             }
-            Status::Cancelled => out.push_str("outcome cancelled\n"),
-            Status::Waiting { .. } | Status::InProgress { .. } => return None,
+            Ending::Cancelled => out.push_str("outcome cancelled\n"),
         }
         Some(out)
     }
@@ -203,7 +226,7 @@ impl LogKey {
     /// # Errors
     /// An origin that cannot name a key, or no randomness.
     pub fn generate(origin: &str) -> Result<LogKey, String> {
-        let seed = crate::secrets::random_bytes().map_err(|e| format!("no randomness for the log's key: {e}"))?;
+        let seed = random_bytes().map_err(|e| format!("no randomness for the log's key: {e}"))?;
         LogKey::from_seed(origin, &seed)
     }
 
@@ -295,7 +318,8 @@ pub fn key_id_of(verifier_key: &str) -> Option<String> {
 }
 
 /// A checkpoint whose signature checked out.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SignedTree {
     /// The log's origin (the checkpoint's first line).
     pub origin: String,
@@ -372,7 +396,8 @@ fn decode_proof(proof: &[String]) -> Result<Vec<Hash>, String> {
 
 /// Proof that a game's head is in the log: the leaf, its index, a signed
 /// checkpoint of a tree holding it, the inclusion proof, and the key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
     /// The log's public key, as a C2SP signed-note verifier key
@@ -392,7 +417,8 @@ pub struct Receipt {
 }
 
 /// What checking a receipt found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ReceiptReport {
     /// The key the receipt names.
     pub key: String,
@@ -500,7 +526,8 @@ pub fn check_inclusion(leaf: &str, index: u64, proof: &[String], tree: &SignedTr
 }
 
 /// A proof that the tree of `from` leaves is a prefix of the tree of `to`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ConsistencyProof {
     /// The older tree's size.
@@ -605,8 +632,6 @@ pub fn stored_by(index: u64) -> (u64, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::status::Forfeit;
-    use ludo_engine::{Outcome, Seat};
 
     fn key() -> LogKey {
         LogKey::from_seed("example.com/ludo", &[7; 32]).unwrap()
@@ -644,10 +669,10 @@ mod tests {
             game_id: "g".into(),
             records: 9,
             last_hash: "ab".into(),
-            status: Status::Finished {
+            ending: Some(Ending::Finished {
                 result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] },
-                forfeits: vec![Forfeit { seat: Seat(1), reason: ForfeitReason::TimedOut }],
-            },
+                forfeits: vec![(Seat(1), "timed_out")],
+            }),
             imported: None,
         };
         let leaf = head.leaf().unwrap();
@@ -656,16 +681,16 @@ mod tests {
             "ludotheque/game-head/v1\ngame g\nrecords 9\nlast ab\noutcome finished\nscores 3 -1\nwinners 0\nforfeits 1:timed_out\n"
         );
         assert_eq!(leaf_game(&leaf), Some("g"));
-        let cancelled = GameHead { status: Status::Cancelled, ..head.clone() };
+        let cancelled = GameHead { ending: Some(Ending::Cancelled), ..head.clone() };
         assert!(cancelled.leaf().unwrap().ends_with("outcome cancelled\n"));
-        let running = GameHead { status: Status::Waiting { open_seats: vec![] }, ..head.clone() };
+        let running = GameHead { ending: None, ..head.clone() };
         assert_eq!(running.leaf(), None);
     }
 
     #[test]
     fn an_imported_game_s_leaf_says_so_and_names_its_origin() {
-        let status = Status::Finished { result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] }, forfeits: vec![] };
-        let head = GameHead { game_id: "g".into(), records: 9, last_hash: "ab".into(), status, imported: None };
+        let ending = Some(Ending::Finished { result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] }, forfeits: vec![] });
+        let head = GameHead { game_id: "g".into(), records: 9, last_hash: "ab".into(), ending, imported: None };
         let played = head.leaf().unwrap();
         let key = key();
         let signed = GameHead { imported: Some(Imported { key: Some(key.verifier_key().into()) }), ..head.clone() }.leaf().unwrap();

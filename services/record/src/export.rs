@@ -28,7 +28,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::kinds::{AnyEffect, AnyView};
-use utoipa::ToSchema;
 
 use crate::record::{GENESIS, Record, RecordBody, sha256_hex};
 use crate::replay::{Replayed, replay};
@@ -37,7 +36,8 @@ use crate::replay::{Replayed, replay};
 pub const EXPORT_FORMAT: &str = "ludotheque-export/1";
 
 /// The first line of an export.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ExportHeader {
     /// Always `ludotheque-export/1`.
@@ -69,13 +69,13 @@ pub struct ExportHeader {
     /// committed to exactly this log as the game's whole log. Absent in
     /// exports made before receipts existed, which verify as they always did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub receipt: Option<crate::transparency::Receipt>,
+    pub receipt: Option<ludo_transparency::Receipt>,
     /// For a game the exporting server imported rather than saw played:
     /// where it came from. Its receipt's leaf says the same (an
     /// `imported-game-head`), so this cannot be dropped without the receipt
     /// failing. Absent for a game played on the exporting server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub imported: Option<crate::transparency::Imported>,
+    pub imported: Option<ludo_transparency::Imported>,
 }
 
 impl ExportHeader {
@@ -90,7 +90,8 @@ impl ExportHeader {
 
 /// A line after the records of a finished game's export: what record
 /// `revealed` hid, in full. Checked against a replay from the seed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Revealed {
     /// The record's seq.
@@ -131,7 +132,8 @@ pub fn write(header: &ExportHeader, records: &[Vec<u8>], revealed: &[Revealed]) 
 }
 
 /// How the seed in an export compares with the game's commitment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SeedCheck {
     /// Not checked: verification stopped at an earlier fault.
@@ -145,7 +147,8 @@ pub enum SeedCheck {
 }
 
 /// The first problem found in an export.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ExportFault {
     /// 1-based line of the export (line 1 is the header).
     pub line: u64,
@@ -157,7 +160,8 @@ pub struct ExportFault {
 }
 
 /// The outcome of verifying an export.
-#[derive(Clone, Debug, PartialEq, Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct VerifyReport {
     /// Whether everything checked out.
     pub valid: bool,
@@ -188,18 +192,18 @@ pub struct VerifyReport {
     pub status: Option<Status>,
     /// The final state, as everyone may see it once the game is over, when re-played.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::schema::GameView>)]
+    #[cfg_attr(feature = "schema", schema(value_type = Option<crate::schema::GameView>))]
     pub view: Option<AnyView>,
     /// The receipt's checks, when the export carries one (a finished
     /// game's bundle): signature, leaf, inclusion (all false when an
     /// earlier check failed). Without one, nothing shows that the export
     /// is the whole log: compare `last_hash` with what the server says.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub receipt: Option<crate::transparency::ReceiptReport>,
+    pub receipt: Option<ludo_transparency::ReceiptReport>,
     /// What the header says of a game the exporting server imported
     /// rather than saw played (its receipt, when valid, says the same).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub imported: Option<crate::transparency::Imported>,
+    pub imported: Option<ludo_transparency::Imported>,
     /// The first problem, when not valid.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault: Option<ExportFault>,
@@ -277,7 +281,7 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
     report.imported.clone_from(&header.imported);
     // A receipt is reported from here on, unchecked until the game re-plays:
     // "no receipt" and "not checked" never look the same.
-    report.receipt = header.receipt.as_ref().map(|receipt| crate::transparency::ReceiptReport::unchecked(receipt, trusted_key));
+    report.receipt = header.receipt.as_ref().map(|receipt| ludo_transparency::ReceiptReport::unchecked(receipt, trusted_key));
     report.kind = crate::kinds::kind(&header.kind).map(|kind| kind.id.to_string());
     if header.format != EXPORT_FORMAT {
         return empty(report.failed(1, None, format!("unknown export format `{}`", header.format)));
@@ -389,14 +393,14 @@ pub fn check_with(export: &[u8], trusted_key: Option<&str>) -> Verified {
             report.view = Some(replayed.state.game.view(Viewer::Omniscient));
             if let Some(receipt) = &header.receipt {
                 // The head the log must have committed to: this game as re-played.
-                let head = crate::transparency::GameHead {
+                let head = ludo_transparency::GameHead {
                     game_id: header.game_id.clone(),
                     records: records.len() as u64,
                     last_hash: report.last_hash.clone().unwrap_or_default(),
-                    status: status.clone(),
+                    ending: status.ending(),
                     imported: header.imported.clone(),
                 };
-                let (checked, outcome) = crate::transparency::check_receipt(receipt, head.leaf().as_deref(), trusted_key);
+                let (checked, outcome) = ludo_transparency::check_receipt(receipt, head.leaf().as_deref(), trusted_key);
                 report.receipt = Some(checked);
                 if let Err(reason) = outcome {
                     report.status = Some(status);

@@ -18,8 +18,15 @@ use subtle::ConstantTimeEq;
 use crate::bot::{BotLevel, BotSeat};
 use crate::clock::{Clocks, OnTimeout, rfc3339};
 use crate::record::GameCreated;
-use crate::secrets::{Secrets, hash_token};
 use crate::status::{ClockStatus, Forfeit, ForfeitReason, SeatClock, Status};
+
+/// SHA-256 of a token or code: what the server keeps of it (in the log's
+/// seat records, and in a game's sealed secrets for the first tokens).
+#[must_use]
+pub fn hash_token(token: &str) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).into()
+}
 
 /// Who sits at a game's seats, and the game's phase.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +85,8 @@ enum SeatKey {
 }
 
 /// Who asked for a seat's new token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TokenBy {
     /// The game's admin, for a seat whose token it already holds.
@@ -389,15 +397,16 @@ impl Table {
     }
 
     /// The seat `token` opens (checked against every seat in constant time,
-    /// so timing tells nothing about tokens), with the game's `secrets`
-    /// holding the hashes of the tokens made with it.
+    /// so timing tells nothing about tokens), with `sealed` the hashes of
+    /// the seats' first tokens, indexed by seat (kept with the game's
+    /// secrets, outside the log).
     #[must_use]
-    pub fn seat_of(&self, token: &str, secrets: &Secrets) -> Option<Seat> {
+    pub fn seat_of(&self, token: &str, sealed: &[[u8; 32]]) -> Option<Seat> {
         let presented = hash_token(token);
         let mut found = None;
         for (i, sitter) in self.seats.iter().enumerate() {
             let stored = match sitter.key {
-                SeatKey::Sealed => secrets.token_hashes.get(i).copied(),
+                SeatKey::Sealed => sealed.get(i).copied(),
                 SeatKey::Issued { hash, .. } => Some(hash),
                 SeatKey::Locked => None,
             };
@@ -727,13 +736,14 @@ mod tests {
 
     #[test]
     fn tokens_open_the_seat_they_were_issued_for_until_replaced() {
-        let (secrets, tokens) = crate::secrets::generate(2).unwrap();
+        let tokens = ["ludo_ann", "ludo_bob"];
+        let sealed = tokens.map(hash_token);
         let mut table = Table::new(&created(&[Some("Ann"), Some("Bob")], false), alone(2));
-        assert_eq!(table.seat_of(&tokens[1], &secrets), Some(Seat(1)));
+        assert_eq!(table.seat_of(tokens[1], &sealed), Some(Seat(1)));
         let fresh = "ludo_fresh";
         table.apply(&Change::Token { seat: Seat(1), hash: hash_token(fresh), by: Some(TokenBy::Admin) }, false).unwrap();
-        assert_eq!(table.seat_of(&tokens[1], &secrets), None, "the old token stops working");
-        assert_eq!(table.seat_of(fresh, &secrets), Some(Seat(1)));
-        assert_eq!(table.seat_of(&tokens[0], &secrets), Some(Seat(0)));
+        assert_eq!(table.seat_of(tokens[1], &sealed), None, "the old token stops working");
+        assert_eq!(table.seat_of(fresh, &sealed), Some(Seat(1)));
+        assert_eq!(table.seat_of(tokens[0], &sealed), Some(Seat(0)));
     }
 }

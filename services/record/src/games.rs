@@ -2,7 +2,7 @@
 //!
 //! [`for_each_game!`](crate::for_each_game) hands the list to a macro of
 //! the caller's, which expands whatever it needs per game: this crate's
-//! registry ([`crate::kinds`]) and OpenAPI unions ([`crate::schema`]), the
+//! registry ([`crate::kinds`]) and OpenAPI unions (`schema`), the
 //! server's proto conversions, the command line's bots. Adding a game is its
 //! engine crate, its proto file and converters, its board drawing and rules
 //! page, and one line here (docs/adding-a-game.md).
@@ -12,7 +12,7 @@
 //! - `Variant` names the game in the registry's enums and in the proto
 //!   `oneof`s of `ludo.v1` alike;
 //! - `engine_crate` is the crate whose `Game` implements the engine
-//!   contract (downstream crates reach it as `ludo_game::engines::<crate>`,
+//!   contract (downstream crates reach it as `ludo_record::engines::<crate>`,
 //!   so they need no dependency of their own on it);
 //! - `listed` says whether `GET /v1/kinds`, `ListKinds` and the OpenAPI
 //!   document show the game: `true` for every game of the list below,
@@ -30,10 +30,10 @@
 /// ```
 /// macro_rules! ids {
 ///     ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {
-///         [$(<ludo_game::engines::$krate::Game as ludo_engine::Engine>::KIND),*]
+///         [$(<ludo_record::engines::$krate::Game as ludo_engine::Engine>::KIND),*]
 ///     };
 /// }
-/// assert_eq!(&ludo_game::for_each_game!(ids)[..3], ["cardinal", "kardinal", "battle13"]);
+/// assert_eq!(&ludo_record::for_each_game!(ids)[..3], ["cardinal", "kardinal", "battle13"]);
 /// ```
 #[macro_export]
 macro_rules! for_each_game {
@@ -87,7 +87,7 @@ macro_rules! __listed {
 }
 
 /// The engine crates of the hosted games, for the crates that expand the
-/// list (`ludo_game::engines::ludo_cardinal::Game` …).
+/// list (`ludo_record::engines::ludo_cardinal::Game` …).
 pub mod engines {
     macro_rules! reexport {
         ($($variant:ident => $krate:ident, $name:literal, listed: $listed:literal, $defaults:expr, $bounds:expr;)*) => {

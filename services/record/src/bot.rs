@@ -8,14 +8,14 @@
 //! replays without running any bot again.
 
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// Longest think delay a seat may ask for: a bot seat that waits longer
 /// than this between moves is not one a person is following.
 pub const MAX_THINK_MS: u32 = 10_000;
 
 /// How well a server bot plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum BotLevel {
     /// A legal move, uniformly at random.
@@ -63,7 +63,8 @@ impl BotLevel {
 }
 
 /// A seat the server plays, as the log records it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BotSeat {
     /// How well it plays.
@@ -74,7 +75,8 @@ pub struct BotSeat {
 }
 
 /// A bot for a seat, as a request asks for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, try_from = "serde_json::Value")]
 pub struct BotRequest {
     /// `random`, `greedy` or `strong`.
@@ -82,7 +84,7 @@ pub struct BotRequest {
     /// Milliseconds it waits, at least, before each move (0 to 10000);
     /// omitted: the server's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(maximum = 10000)] // MAX_THINK_MS: the server refuses more.
+    #[cfg_attr(feature = "schema", schema(maximum = 10000))] // MAX_THINK_MS: the server refuses more.
     pub think_ms: Option<u32>,
 }
 
@@ -130,13 +132,14 @@ impl BotRequest {
 }
 
 /// Which bot made a move, as its record says.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BotMark {
     /// Its level.
     pub level: BotLevel,
     /// The version of the bots' library that chose the move.
-    #[schema(example = "0.1.0")]
+    #[cfg_attr(feature = "schema", schema(example = "0.1.0"))]
     pub version: String,
 }
 

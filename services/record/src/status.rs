@@ -4,10 +4,10 @@
 
 use ludo_engine::{Outcome, Seat};
 use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
 
 /// Whose turn it is, or how the game ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Status {
     /// Seats are still open: the game starts once every seat is taken.
@@ -40,14 +40,16 @@ pub enum Status {
 
 /// The seats' clocks after the last record: clients count down to each
 /// deadline themselves.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct ClockStatus {
     /// Every seat's clock, in seat order.
     pub seats: Vec<SeatClock>,
 }
 
 /// One seat's clock.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct SeatClock {
     /// The seat.
     pub seat: Seat,
@@ -61,7 +63,8 @@ pub struct SeatClock {
 }
 
 /// A seat that gave up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 pub struct Forfeit {
     /// The seat.
     pub seat: Seat,
@@ -70,7 +73,8 @@ pub struct Forfeit {
 }
 
 /// How a seat gave up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ForfeitReason {
     /// Its player resigned.
@@ -79,12 +83,37 @@ pub enum ForfeitReason {
     TimedOut,
 }
 
+impl ForfeitReason {
+    /// Its name, as the JSON and the transparency log's leaves write it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitReason::Resigned => "resigned",
+            ForfeitReason::TimedOut => "timed_out",
+        }
+    }
+}
+
 impl Status {
     /// Whether the game is over: finished, or cancelled before it started.
     /// Nothing more is appended to its log, and its whole record is public.
     #[must_use]
     pub fn is_finished(&self) -> bool {
         matches!(self, Status::Finished { .. } | Status::Cancelled)
+    }
+
+    /// How the game ended, as the transparency log's leaf says it; `None`
+    /// while it is not over.
+    #[must_use]
+    pub fn ending(&self) -> Option<ludo_transparency::Ending> {
+        match self {
+            Status::Finished { result, forfeits } => Some(ludo_transparency::Ending::Finished {
+                result: result.clone(),
+                forfeits: forfeits.iter().map(|forfeit| (forfeit.seat, forfeit.reason.as_str())).collect(),
+            }),
+            Status::Cancelled => Some(ludo_transparency::Ending::Cancelled),
+            Status::Waiting { .. } | Status::InProgress { .. } => None,
+        }
     }
 
     /// Seats that may act now (none while seats are open, nor once the game is over).
@@ -122,7 +151,32 @@ mod tests {
             r#"{"state":"waiting","open_seats":[2]}"#
         );
         assert_eq!(serde_json::to_string(&Status::Cancelled).unwrap(), r#"{"state":"cancelled"}"#);
+        for reason in [ForfeitReason::Resigned, ForfeitReason::TimedOut] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str(), "a leaf names a forfeit as the JSON does");
+        }
         assert!(Status::Cancelled.is_finished());
         assert!(Status::Waiting { open_seats: vec![Seat(1)] }.to_move().is_empty());
+    }
+}
+
+#[cfg(test)]
+mod ending {
+    use super::*;
+    use ludo_transparency::{Ending, GameHead};
+
+    #[test]
+    fn a_status_ends_a_leaf_as_it_always_did() {
+        let finished = Status::Finished {
+            result: Outcome { scores: vec![3, -1], winners: vec![Seat(0)] },
+            forfeits: vec![Forfeit { seat: Seat(1), reason: ForfeitReason::TimedOut }],
+        };
+        let head = GameHead { game_id: "g".into(), records: 9, last_hash: "ab".into(), ending: finished.ending(), imported: None };
+        assert_eq!(
+            head.leaf().unwrap(),
+            "ludotheque/game-head/v1\ngame g\nrecords 9\nlast ab\noutcome finished\nscores 3 -1\nwinners 0\nforfeits 1:timed_out\n"
+        );
+        assert_eq!(Status::Cancelled.ending(), Some(Ending::Cancelled));
+        assert_eq!(Status::Waiting { open_seats: vec![] }.ending(), None);
+        assert_eq!(Status::InProgress { to_move: vec![Seat(0)], clock: None }.ending(), None);
     }
 }
