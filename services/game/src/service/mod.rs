@@ -303,10 +303,9 @@ pub struct GameService {
     webhook_policy: crate::webhook::WebhookPolicy,
     /// Sends the webhooks' calls (set by the server; none: no calls).
     webhooks: std::sync::OnceLock<Arc<dyn crate::webhook::WebhookSink>>,
-    /// How the transparency log is opened.
-    log_settings: LogSettings,
-    /// The transparency log, once opened.
-    tlog: tokio::sync::OnceCell<Arc<tlog::TransparencyLog>>,
+    /// The transparency log of ended games: how it opens, and once open,
+    /// the log itself (the `tlog` module's own state).
+    tlog: tlog::Keeper,
     /// SHA-256 of the operator's token, which imports need; none: the
     /// server takes no import.
     operator_hash: Option<[u8; 32]>,
@@ -440,8 +439,7 @@ impl GameService {
             timers: clocks::Timers::default(),
             webhook_policy: crate::webhook::WebhookPolicy::default(),
             webhooks: std::sync::OnceLock::new(),
-            log_settings: LogSettings::default(),
-            tlog: tokio::sync::OnceCell::new(),
+            tlog: tlog::Keeper::default(),
             operator_hash: None,
             projections,
             subscribers,

@@ -731,12 +731,21 @@ impl Subscriber for EndedGames {
     }
 }
 
+/// The service's transparency log: how it is opened, and once open, the
+/// log (opened on first use: at start by `ludo serve`, or when the first
+/// game ends).
+#[derive(Default)]
+pub(super) struct Keeper {
+    settings: LogSettings,
+    log: tokio::sync::OnceCell<Arc<TransparencyLog>>,
+}
+
 impl GameService {
     /// Sets how the transparency log is opened (origin, key); takes effect
     /// at [`Self::open_log`] (or the first game that ends).
     #[must_use]
     pub fn with_log(mut self, settings: LogSettings) -> Self {
-        self.log_settings = settings;
+        self.tlog.settings = settings;
         self
     }
 
@@ -754,8 +763,9 @@ impl GameService {
 
     pub(super) async fn tlog(&self) -> Result<&Arc<TransparencyLog>, ServiceError> {
         self.tlog
+            .log
             .get_or_try_init(|| async {
-                let log = Arc::new(TransparencyLog::open(Arc::clone(&self.store), &self.log_settings, timestamp(self.clock.now())).await?);
+                let log = Arc::new(TransparencyLog::open(Arc::clone(&self.store), &self.tlog.settings, timestamp(self.clock.now())).await?);
                 // The whole tree, leaf by leaf, after the start rather than
                 // before it (it takes seconds per million leaves).
                 let checking = Arc::clone(&log);
