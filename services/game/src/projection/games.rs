@@ -97,10 +97,19 @@ impl Kept {
 }
 
 impl Games {
-    /// The summary row a fold of `stream` leaves, as bytes, from its key.
+    /// The projection's name, as the store keeps it.
+    pub const NAME: &'static str = "games";
+
+    /// The key of `stream`'s row.
     #[must_use]
     pub fn key(stream: StreamId) -> Vec<u8> {
         stream.0.to_vec()
+    }
+
+    /// The game a row's key names (`None`: not a key [`Games::key`] makes).
+    #[must_use]
+    pub fn stream_of(key: &[u8]) -> Option<StreamId> {
+        Some(StreamId(key.try_into().ok()?))
     }
 
     async fn fold_record(&self, rows: &mut Rows, entry: &FeedEntry) -> Result<(), String> {
@@ -164,7 +173,7 @@ async fn secrets(store: &dyn EventStore, stream: StreamId) -> Result<Secrets, St
 
 impl Projection for Games {
     fn name(&self) -> &'static str {
-        "games"
+        Games::NAME
     }
 
     fn about(&self) -> &'static str {

@@ -30,6 +30,7 @@ use ludo_storage::StreamId;
 use crate::api::{Answer, MoveAccepted, MoveInput, Submission};
 use crate::api::{Autopilot, SetAutopilot};
 use crate::error::ServiceError;
+use crate::projection::games::Games;
 use ludo_record::bot::BotSeat;
 use ludo_record::kinds::AnyMove;
 use ludo_record::record::RecordBody;
@@ -209,11 +210,10 @@ impl GameService {
         let mut woken = 0_u64;
         let mut ended = Vec::new();
         loop {
-            let page = self.store.projection_scan(super::listing::GAMES, after.map(|s| s.0.to_vec()), SWEEP_PAGE).await?;
+            let page = self.store.projection_scan(Games::NAME, after.map(Games::key), SWEEP_PAGE).await?;
             let exhausted = page.len() < SWEEP_PAGE;
             for (key, row) in page {
-                let stream =
-                    StreamId(key.as_slice().try_into().map_err(|_| ServiceError::Internal("a games row keyed by no game".into()))?);
+                let stream = Games::stream_of(&key).ok_or_else(|| ServiceError::Internal("a games row keyed by no game".into()))?;
                 after = Some(stream);
                 let Some(summary) = StoredSummary::from_row(&row) else {
                     tracing::warn!(game = %game_id(stream), "a game's row in the games projection does not read");

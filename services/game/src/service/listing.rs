@@ -31,9 +31,6 @@ pub const MAX_LIST_SCAN: usize = 10_000;
 /// committed before it came.
 pub const LIST_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// The projection listings are read from.
-pub(super) const GAMES: &str = "games";
-
 /// The summary format this version writes.
 const SUMMARY_FORMAT: u32 = 1;
 
@@ -183,13 +180,12 @@ impl GameService {
         let mut scanned = 0;
         loop {
             let batch_size = limit.min(self.list_scan - scanned).max(1);
-            let batch = self.store.projection_scan(GAMES, after.map(Games::key), batch_size).await?;
+            let batch = self.store.projection_scan(Games::NAME, after.map(Games::key), batch_size).await?;
             let exhausted = batch.len() < batch_size;
             scanned += batch.len();
             let batch_len = batch.len();
             for (i, (key, row)) in batch.into_iter().enumerate() {
-                let stream =
-                    StreamId(key.as_slice().try_into().map_err(|_| ServiceError::Internal("a games row keyed by no game".into()))?);
+                let stream = Games::stream_of(&key).ok_or_else(|| ServiceError::Internal("a games row keyed by no game".into()))?;
                 after = Some(stream);
                 let Some(summary) = StoredSummary::from_row(&row) else {
                     tracing::error!(game = %game_id(stream), "a game left out of a listing: its row does not read");
@@ -227,7 +223,7 @@ impl GameService {
         let head = tokio::task::spawn_blocking(move || store.feed_head())
             .await
             .map_err(|e| ServiceError::Internal(format!("reading the feed's head failed: {e}")))??;
-        self.projections.reach(GAMES, head, within).await.map_err(|err| match err {
+        self.projections.reach(Games::NAME, head, within).await.map_err(|err| match err {
             ProjectionError::Store(err) => err.into(),
             err => ServiceError::Storage(err.to_string()),
         })
