@@ -141,6 +141,53 @@ async fn on_postgres_one_server_at_a_time_advances_it() {
     service.shutdown().await.expect("closed");
 }
 
+/// While a server keeps the `games` projection, its own commits offer the
+/// projection the game as they left it, and the fold of their entries
+/// takes that state instead of folding the record again: the rows are the
+/// same as those folded from the records' bytes alone (a rebuild, which
+/// takes no offer).
+async fn offered_states_fold_to_the_rows_the_records_do(store: Arc<dyn EventStore>) {
+    let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    service.projections().spawn(stopped);
+    play(&service).await;
+    let head = store.feed_head().expect("head");
+    // The listing waits for the projection to reach the feed's head.
+    service.list(ListFilter { limit: 100, ..ListFilter::default() }).await.expect("listed");
+    let offered = service.projections().games().offers_taken();
+    assert!(offered > head / 2, "most entries folded from the commits' offers: {offered} of {head}");
+    let live = rows(&*store);
+    assert_eq!(live, summaries(&service, &*store).await, "each row is the game's summary, as made from its state");
+    stop.send_replace(true);
+
+    let projections = Projections::new(Arc::clone(&store));
+    let mut rebuilt = projections.rebuild("games").await;
+    for _ in 0..100 {
+        // The closed server's keeper lets the lease go as it stops.
+        if !matches!(rebuilt, Err(ludo_game::projection::ProjectionError::Leased(_))) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        rebuilt = projections.rebuild("games").await;
+    }
+    assert_eq!(rebuilt.expect("rebuilt"), head);
+    assert_eq!(projections.games().offers_taken(), 0, "a rebuild folds the records' bytes");
+    assert_eq!(rows(&*store), live, "folded from the records alone, the same rows");
+    service.shutdown().await.expect("closed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offered_states_on_sled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open");
+    offered_states_fold_to_the_rows_the_records_do(Arc::new(store)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offered_states_on_memory() {
+    offered_states_fold_to_the_rows_the_records_do(Arc::new(MemoryStore::new())).await;
+}
+
 /// A listing is read from the `games` projection, which a server folds
 /// every [`GATHER`](ludo_game::projection::GATHER) or so: still, a listing
 /// that follows a create or a move shows it (the listing nudges the

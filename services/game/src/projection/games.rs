@@ -9,17 +9,27 @@
 //! it and does not check its hash chain or effects again (`ludo verify`
 //! and a game's loading do). Record 0 is checked against the game's seed
 //! commitment, since the fold deals the game from the seed.
+//!
+//! # Offers
+//! While this process keeps the projection, the service offers it the
+//! game as each of its commits left it (`Offered`, keyed by the record's
+//! feed position). The fold of that position then takes the offered state
+//! instead of parsing the record and applying it again: the same state,
+//! since the service made it with the same step from the same game. It is
+//! only a saving: an entry without an offer (another replica's record, an
+//! offer dropped because too many wait, a rebuild) folds from its bytes,
+//! to the same row.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use ludo_storage::{EventStore, FeedEntry, StreamId};
 
 use super::{Folded, Projection, Rows};
 use crate::secrets::Secrets;
-use crate::service::is_reserved;
 use crate::service::listing::StoredSummary;
-use ludo_record::kinds::AnyGame;
+use crate::service::{Current, is_reserved};
+use ludo_record::kinds::{AnyGame, Kind};
 use ludo_record::record::{Record, RecordBody};
 use ludo_record::replay::{self, Replayer, replay};
 use ludo_record::status::Status;
@@ -30,10 +40,35 @@ use ludo_transparency::Imported;
 /// most; one it forgot is replayed from its log when it next moves.
 const MAX_KEPT: usize = 10_000;
 
+/// Offers waiting for their entry, at most; more are not taken (their
+/// entries fold from their bytes). About a second of moves at full speed.
+const MAX_OFFERED: usize = 8_192;
+
 /// Folds the feed into one summary per game, keyed by the game's stream id.
 #[derive(Default)]
 pub struct Games {
     state: Mutex<State>,
+    /// Entries folded from an offer rather than from their bytes.
+    offers_taken: std::sync::atomic::AtomicU64,
+}
+
+/// A record this process committed, with the game as the commit left it:
+/// offered to the fold of the record's feed entry (see the module docs).
+pub(crate) struct Offered {
+    /// The record's feed position.
+    pub(crate) position: u64,
+    /// Its game.
+    pub(crate) stream: StreamId,
+    /// The game after it.
+    pub(crate) now: Arc<Current>,
+    /// The game's kind.
+    pub(crate) kind: &'static Kind,
+    /// When the game was created (its record 0's time).
+    pub(crate) created_at: String,
+    /// The record's time.
+    pub(crate) last_at: String,
+    /// Where an imported game came from.
+    pub(crate) imported: Option<Imported>,
 }
 
 /// What the projection keeps in memory between folds.
@@ -43,55 +78,99 @@ struct State {
     kept: HashMap<StreamId, Kept>,
     /// Kept games folded since their row was last written (in this step).
     dirty: HashSet<StreamId>,
+    /// Offers by feed position, waiting for their entry.
+    offered: BTreeMap<u64, Offered>,
+    /// The last position folded.
+    folded: u64,
 }
 
 impl State {
-    /// Writes the row of every dirty game.
+    /// Writes the row of every dirty game, and lets go of the offers of
+    /// positions already folded (an offer can come after its entry).
     fn settle(&mut self, rows: &mut Rows) {
         for stream in self.dirty.drain() {
             if let Some(kept) = self.kept.get(&stream) {
                 rows.put(Games::key(stream), kept.summary().to_bytes());
             }
         }
+        self.offered = self.offered.split_off(&(self.folded + 1));
+    }
+
+    /// The offer for `entry`, if one waits.
+    fn take_offer(&mut self, entry: &FeedEntry) -> Option<Offered> {
+        self.folded = entry.position;
+        let offered = self.offered.remove(&entry.position)?;
+        // A position names one record of one store; checked all the same.
+        (offered.stream == entry.stream && offered.now.version() == entry.seq).then_some(offered)
     }
 }
 
 /// A game as the projection last folded it.
 struct Kept {
-    kind: &'static ludo_record::kinds::Kind,
-    game: AnyGame,
-    table: std::sync::Arc<Table>,
-    version: u64,
+    kind: &'static Kind,
+    game: Game,
     created_at: String,
     last_at: String,
     imported: Option<Imported>,
 }
 
+/// A kept game's state.
+enum Game {
+    /// Folded here (boxed: an engine's state is large beside an `Arc`).
+    Folded { game: Box<AnyGame>, table: Arc<Table>, version: u64 },
+    /// Offered by the service (shared with its cache, not copied).
+    Offered(Arc<Current>),
+}
+
 impl Kept {
     fn of(replayer: Replayer, created_at: String, last_at: String, imported: Option<Imported>) -> Kept {
-        Kept { kind: replayer.kind, game: replayer.game, table: replayer.table, version: replayer.version, created_at, last_at, imported }
+        let game = Game::Folded { game: Box::new(replayer.game), table: replayer.table, version: replayer.version };
+        Kept { kind: replayer.kind, game, created_at, last_at, imported }
+    }
+
+    fn offered(offered: Offered) -> Kept {
+        let Offered { now, kind, created_at, last_at, imported, .. } = offered;
+        Kept { kind, game: Game::Offered(now), created_at, last_at, imported }
+    }
+
+    fn version(&self) -> u64 {
+        match &self.game {
+            Game::Folded { version, .. } => *version,
+            Game::Offered(now) => now.version(),
+        }
     }
 
     /// Folds the game's next record into it.
     fn fold(&mut self, record: &Record) -> Result<(), String> {
+        if let Game::Offered(now) = &self.game {
+            self.game = Game::Folded { game: Box::new(now.game().clone()), table: Arc::clone(now.table()), version: now.version() };
+        }
+        let Game::Folded { game, table, version } = &mut self.game else { unreachable!("made a folded game just above") };
         let mv = match &record.body {
-            RecordBody::Move(stored) => Some(self.game.parse_move_json(stored.move_json().as_bytes()).map_err(|e| e.to_string())?),
+            RecordBody::Move(stored) => Some(game.parse_move_json(stored.move_json().as_bytes()).map_err(|e| e.to_string())?),
             _ => None,
         };
-        let at = replay::time_of(&self.table, &record.at)?;
-        replay::evolve(&mut self.game, &mut self.table, &record.body, mv, at).map_err(|refused| format!("{refused:?}"))?;
-        self.version = record.seq;
+        let at = replay::time_of(table, &record.at)?;
+        replay::evolve(game, table, &record.body, mv, at).map_err(|refused| format!("{refused:?}"))?;
+        *version = record.seq;
         self.last_at.clone_from(&record.at);
         Ok(())
     }
 
     fn status(&self) -> Status {
-        self.table.status(self.game.status())
+        match &self.game {
+            Game::Folded { game, table, .. } => table.status(game.status()),
+            Game::Offered(now) => now.status().clone(),
+        }
     }
 
     /// The game's row.
     fn summary(&self) -> StoredSummary {
-        StoredSummary::new(self.kind.id.into(), &self.table, self.created_at.clone(), (self.version, &self.status()), &self.last_at)
+        let table = match &self.game {
+            Game::Folded { table, .. } => table,
+            Game::Offered(now) => now.table(),
+        };
+        StoredSummary::new(self.kind.id.into(), table, self.created_at.clone(), (self.version(), &self.status()), &self.last_at)
             .imported(self.imported.clone())
     }
 }
@@ -112,14 +191,62 @@ impl Games {
         Some(StreamId(key.try_into().ok()?))
     }
 
+    /// How many entries were folded from an offer rather than from their
+    /// bytes, since start.
+    pub fn offers_taken(&self) -> u64 {
+        self.offers_taken.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Takes `offered` for the fold of its feed entry (see the module
+    /// docs), unless too many offers wait already.
+    pub(crate) fn offer(&self, offered: Offered) {
+        let mut state = self.lock();
+        if state.offered.len() < MAX_OFFERED && offered.position > state.folded {
+            state.offered.insert(offered.position, offered);
+        }
+    }
+
     async fn fold_record(&self, rows: &mut Rows, entry: &FeedEntry) -> Result<(), String> {
+        let (offered, kept) = {
+            let mut state = self.lock();
+            let offered = state.take_offer(entry);
+            (offered, state.kept.remove(&entry.stream))
+        };
+        let kept = match offered {
+            Some(offered) => {
+                self.offers_taken.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Kept::offered(offered)
+            }
+            None => self.fold_bytes(rows, entry, kept).await?,
+        };
+        let mut state = self.lock();
+        if kept.status().is_finished() {
+            // A game over moves no more: its row now, and nothing to keep.
+            state.dirty.remove(&entry.stream);
+            rows.put(Games::key(entry.stream), kept.summary().to_bytes());
+        } else {
+            // Its row once the step's entries are folded (`settle`): a game
+            // moves many times a step.
+            if state.kept.len() >= MAX_KEPT {
+                state.settle(rows);
+                state.kept.clear();
+            }
+            state.dirty.insert(entry.stream);
+            state.kept.insert(entry.stream, kept);
+        }
+        Ok(())
+    }
+
+    /// Folds `entry` from its bytes into `kept`, the game as last folded
+    /// (if kept), or into the game dealt or replayed from its log.
+    async fn fold_bytes(&self, rows: &Rows, entry: &FeedEntry, kept: Option<Kept>) -> Result<Kept, String> {
         let store = Arc::clone(rows.store());
         let record = Record::from_bytes(&entry.bytes)?;
         if record.seq != entry.seq {
             return Err(format!("the record says seq {}, the feed {}", record.seq, entry.seq));
         }
-        let kept = self.lock().kept.remove(&entry.stream).filter(|kept| kept.version + 1 == entry.seq);
-        let kept = match (entry.seq, kept) {
+        let kept = kept.filter(|kept| kept.version() + 1 == entry.seq);
+        Ok(match (entry.seq, kept) {
             (0, _) => {
                 let secrets = secrets(&*store, entry.stream).await?;
                 let (replayer, _) = Replayer::start(&record, &secrets.seed).map_err(|e| format!("record {}: {}", e.seq, e.reason))?;
@@ -141,23 +268,7 @@ impl Games {
                 let replayed = replay(&records, &secrets.seed, false).map_err(|e| format!("record {}: {}", e.seq, e.reason))?;
                 Kept::of(replayed.state, created_at, record.at.clone(), secrets.imported)
             }
-        };
-        let mut state = self.lock();
-        if kept.status().is_finished() {
-            // A game over moves no more: its row now, and nothing to keep.
-            state.dirty.remove(&entry.stream);
-            rows.put(Games::key(entry.stream), kept.summary().to_bytes());
-        } else {
-            // Its row once the step's entries are folded (`settle`): a game
-            // moves many times a step.
-            if state.kept.len() >= MAX_KEPT {
-                state.settle(rows);
-                state.kept.clear();
-            }
-            state.dirty.insert(entry.stream);
-            state.kept.insert(entry.stream, kept);
-        }
-        Ok(())
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -199,5 +310,7 @@ impl Projection for Games {
         let mut state = self.lock();
         state.kept.clear();
         state.dirty.clear();
+        state.offered.clear();
+        state.folded = 0;
     }
 }

@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ludo_storage::{EventStore, FeedEntry, ProjectionCommit, StoreError};
@@ -175,6 +176,11 @@ pub struct Projections {
     /// Per projection (as in `all`): rung by a reader waiting for it, so
     /// its keeper folds now rather than after [`GATHER`].
     nudges: Vec<tokio::sync::Notify>,
+    /// Per projection (as in `all`): whether this process keeps it (holds
+    /// its lease in [`Self::spawn`]'s task), and so takes offers for it.
+    keeping: Vec<AtomicBool>,
+    /// The `games` projection, also in `all`, typed for its offers.
+    games: Arc<games::Games>,
 }
 
 impl std::fmt::Debug for Projections {
@@ -187,9 +193,27 @@ impl Projections {
     /// The built-in projections over `store`.
     #[must_use]
     pub fn new(store: Arc<dyn EventStore>) -> Self {
-        let all: Vec<Arc<dyn Projection>> = vec![Arc::new(games::Games::default())];
+        let games = Arc::new(games::Games::default());
+        let all: Vec<Arc<dyn Projection>> = vec![Arc::clone(&games) as Arc<dyn Projection>];
         let nudges = all.iter().map(|_| tokio::sync::Notify::new()).collect();
-        Projections { store, all, nudges }
+        let keeping = all.iter().map(|_| AtomicBool::new(false)).collect();
+        Projections { store, all, nudges, keeping, games }
+    }
+
+    /// The `games` projection.
+    #[must_use]
+    pub fn games(&self) -> &games::Games {
+        &self.games
+    }
+
+    /// Hands the game as a commit of this process left it to the `games`
+    /// projection, if this process keeps it (see [`games`]): otherwise
+    /// nobody here folds that entry soon, and the offer is dropped.
+    pub(crate) fn offer(&self, offered: games::Offered) {
+        let index = self.all.iter().position(|p| p.name() == games::Games::NAME);
+        if index.is_some_and(|index| self.keeping[index].load(Ordering::Acquire)) {
+            self.games.offer(offered);
+        }
     }
 
     /// The projection called `name`.
@@ -337,6 +361,7 @@ impl Projections {
             // Subscribed before catching up: an append between the two rings.
             let mut notices = self.store.subscribe();
             tracing::info!(projection = name, "keeping the projection up to date");
+            let _keeping = Keeping::start(&self.keeping[index], &*projection);
             while lease.is_held() && !*closing.borrow() {
                 // Notices of appends the fold below reads anyway: forgotten
                 // first, so one that comes while it folds rings again.
@@ -373,6 +398,28 @@ impl Projections {
                 }
             }
         }
+    }
+}
+
+/// Marks a projection kept by this process while it lives: offers are
+/// taken for it meanwhile, and forgotten when it ends (nobody here folds
+/// their entries then).
+struct Keeping<'a> {
+    flag: &'a AtomicBool,
+    projection: &'a dyn Projection,
+}
+
+impl<'a> Keeping<'a> {
+    fn start(flag: &'a AtomicBool, projection: &'a dyn Projection) -> Self {
+        flag.store(true, Ordering::Release);
+        Keeping { flag, projection }
+    }
+}
+
+impl Drop for Keeping<'_> {
+    fn drop(&mut self) {
+        self.flag.store(false, Ordering::Release);
+        self.projection.forget();
     }
 }
 

@@ -60,6 +60,8 @@ pub(super) struct Committed {
     pub(super) before: Option<Arc<Current>>,
     /// The game after it.
     pub(super) now: Arc<Current>,
+    /// The record's position in the store's feed.
+    pub(super) position: u64,
     /// The record's time.
     pub(super) at: String,
     /// The record's type (`move`, `seat_joined` …).
@@ -95,17 +97,44 @@ pub(super) trait Subscriber: Send + Sync {
 }
 
 /// The subscribers a service starts with, in the order they hear a record:
-/// the game's webhook first (it only queues a call), then its clock's
-/// timer and its bots, then the counters, and last the transparency log,
-/// whose leaf for a game that just ended is in the answer to the command.
+/// the projections this server keeps (the game as the commit left it, so
+/// that they need not fold the record again), the game's webhook (it only
+/// queues a call), then its clock's timer and its bots, then the counters,
+/// and last the transparency log, whose leaf for a game that just ended is
+/// in the answer to the command.
 pub(super) fn subscribers(metrics: Arc<Metrics>) -> Vec<Box<dyn Subscriber>> {
     vec![
+        Box::new(Offers),
         Box::new(super::webhooks::Webhooks),
         Box::new(super::clocks::ClockTimers),
         Box::new(super::bots::BotTurns),
         Box::new(Counters(metrics)),
         Box::new(super::tlog::EndedGames),
     ]
+}
+
+/// Offers each committed record's game state to the projections this
+/// server keeps (see `projection::games::Offered`).
+struct Offers;
+
+impl Subscriber for Offers {
+    fn name(&self) -> &'static str {
+        "projections"
+    }
+
+    fn committed<'a>(&'a self, service: &'a GameService, commit: &'a Committed) -> Heard<'a> {
+        let meta = &commit.slot.meta;
+        service.projections().offer(crate::projection::games::Offered {
+            position: commit.position,
+            stream: meta.stream,
+            now: Arc::clone(&commit.now),
+            kind: meta.kind,
+            created_at: meta.created_at.clone(),
+            last_at: commit.at.clone(),
+            imported: meta.secrets.imported.clone(),
+        });
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// Counts committed records by type, and new games by kind.
@@ -159,10 +188,11 @@ impl GameService {
         let record = Record::seal(seq, at.clone(), body, &public, &writer.last_hash)
             .map_err(|e| ServiceError::Internal(format!("the {name} record does not serialize: {e}")))?;
         let now = Arc::new(Current::new(seq, game, table));
+        let position;
         {
             // Watchers hear of the record once reads return it (when this drops).
             let _ring_when_readable = self.doorbells.hold(slot.meta.stream, seq);
-            self.append_next(slot, &mut writer, &record, expected).await?;
+            position = self.append_next(slot, &mut writer, &record, expected).await?;
             if let Some(request_id) = request_id {
                 writer.request_ids.insert(request_id, seq);
             }
@@ -176,7 +206,7 @@ impl GameService {
             tracing::info!(game = %slot.meta.id, record = name, seq, "seat record appended");
         }
         let committed =
-            Committed { slot: Arc::clone(slot), before: Some(before), now, at, record: name, effects, receipt: OnceLock::new() };
+            Committed { slot: Arc::clone(slot), before: Some(before), now, position, at, record: name, effects, receipt: OnceLock::new() };
         self.dispatch(&committed).await;
         Ok(committed)
     }
@@ -207,7 +237,7 @@ mod tests {
         // bots must not wait behind a leaf being added.
         let metrics = Arc::new(Metrics::new(Arc::new(ludo_storage::MemoryStore::new())));
         let names: Vec<&str> = subscribers(metrics).iter().map(|s| s.name()).collect();
-        assert_eq!(names, ["webhooks", "clocks", "bots", "metrics", "transparency_log"]);
+        assert_eq!(names, ["projections", "webhooks", "clocks", "bots", "metrics", "transparency_log"]);
     }
 
     /// What a subscriber heard of one record: its seq, type, whether it

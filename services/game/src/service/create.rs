@@ -196,7 +196,8 @@ impl GameService {
         let status = current.status.clone();
         let meta = self.meta(id.clone(), stream, kind, &created, at.clone(), secrets);
         let summary = StoredSummary::of(&meta, (0, &status), &table, &at);
-        self.store
+        let appended = self
+            .store
             .append(AppendRequest::create(stream, vec![record.to_bytes()], Some(meta.secrets.to_bytes())).with_summary(summary.to_bytes()))
             .await?;
         let slot = Arc::new(Slot {
@@ -215,6 +216,7 @@ impl GameService {
             slot: Arc::clone(&slot),
             before: None,
             now,
+            position: appended.first_position,
             at,
             record: "game_created",
             effects: Vec::new(),

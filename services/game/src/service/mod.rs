@@ -113,9 +113,10 @@ struct GameMeta {
     clock: Option<ludo_record::clock::TimeControl>,
 }
 
-/// The latest acknowledged state of a game, shared with readers.
+/// The latest acknowledged state of a game, shared with readers (and
+/// offered to the `games` projection, see `projection::games::Offered`).
 #[derive(Debug)]
-struct Current {
+pub(crate) struct Current {
     version: u64,
     /// How the game stands: the table's word on the engine's.
     status: Status,
@@ -132,6 +133,26 @@ impl Current {
     /// The server bot that plays `seat`, if one does.
     fn bot(&self, seat: Seat) -> Option<BotSeat> {
         self.table.bot(seat)
+    }
+
+    /// The game's version: its last record's seq.
+    pub(crate) fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// How the game stands.
+    pub(crate) fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// The engine's state.
+    pub(crate) fn game(&self) -> &AnyGame {
+        &self.game
+    }
+
+    /// Who sits at each seat.
+    pub(crate) fn table(&self) -> &Arc<Table> {
+        &self.table
     }
 }
 

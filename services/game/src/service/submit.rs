@@ -178,33 +178,37 @@ impl GameService {
     }
 
     /// Appends `record`, the game's next, as the game's single writer (`writer`, locked), and chains the
-    /// writer to it. The one path every record after record 0 is written
-    /// by. Refused, it appended nothing: a conflict is `version_conflict`
-    /// against `expected`, the version the caller decided on.
-    pub(super) async fn append_next(&self, slot: &Slot, writer: &mut Writer, record: &Record, expected: u64) -> Result<(), ServiceError> {
+    /// writer to it; answers the record's feed position. The one path every
+    /// record after record 0 is written by. Refused, it appended nothing: a
+    /// conflict is `version_conflict` against `expected`, the version the
+    /// caller decided on.
+    pub(super) async fn append_next(&self, slot: &Slot, writer: &mut Writer, record: &Record, expected: u64) -> Result<u64, ServiceError> {
         let request = AppendRequest::at(slot.meta.stream, record.seq, vec![record.to_bytes()]);
-        if let Err(err) = self.store.append(request).await {
-            // The store may hold more than this cache knows (a failed flush
-            // after a write): forget the game so the next request reloads it.
-            // A refusal wrote nothing (a full disk, a closed store): the
-            // cache is still the game, and keeping it keeps reads off a
-            // store that may be struggling. A conflict wrote nothing either:
-            // on a shared store the cache is only behind, and the next use
-            // catches it up record by record.
-            let nothing_written = matches!(err, StoreError::Unavailable(_) | StoreError::Closed | StoreError::Invalid(_));
-            if !(nothing_written || self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
-                writer.evicted = true;
-                self.evict(slot.meta.stream);
-            }
-            return Err(match err {
-                StoreError::Conflict { actual_next, .. } => {
-                    ServiceError::VersionConflict { expected, current: actual_next.saturating_sub(1) }
+        let appended = match self.store.append(request).await {
+            Ok(appended) => appended,
+            Err(err) => {
+                // The store may hold more than this cache knows (a failed flush
+                // after a write): forget the game so the next request reloads it.
+                // A refusal wrote nothing (a full disk, a closed store): the
+                // cache is still the game, and keeping it keeps reads off a
+                // store that may be struggling. A conflict wrote nothing either:
+                // on a shared store the cache is only behind, and the next use
+                // catches it up record by record.
+                let nothing_written = matches!(err, StoreError::Unavailable(_) | StoreError::Closed | StoreError::Invalid(_));
+                if !(nothing_written || self.store.shared() && matches!(err, StoreError::Conflict { .. })) {
+                    writer.evicted = true;
+                    self.evict(slot.meta.stream);
                 }
-                other => other.into(),
-            });
-        }
+                return Err(match err {
+                    StoreError::Conflict { actual_next, .. } => {
+                        ServiceError::VersionConflict { expected, current: actual_next.saturating_sub(1) }
+                    }
+                    other => other.into(),
+                });
+            }
+        };
         writer.last_hash = record.hash_bytes().map_err(ServiceError::Internal)?;
-        Ok(())
+        Ok(appended.first_position)
     }
 
     /// The first answer to a request id, if this is an exact retry.
