@@ -500,34 +500,51 @@ async fn length(client: &deadpool_postgres::Object, stream: StreamId) -> Result<
     row.map_or(Ok(0), |row| seq_out(row.get(0)))
 }
 
-/// A creating append: the stream's row, then its `$7` positions (the feed's
-/// row locked last, see the module docs), then its records. Answers the
-/// first position, or no row when the stream's row was there already.
-const CREATE: &str = "WITH created AS (
+/// What follows the first step of a create or an append (`$step`, the
+/// name of its `WITH` query, which answers the stream when it took): the
+/// feed's row is locked last (see the module docs) and gives the records
+/// the next `$7` positions, and the records go in. The statement answers
+/// the first position, or no row when the first step did not take.
+macro_rules! then_records {
+    ($step:literal) => {
+        concat!(
+            "), head AS (
+        UPDATE ludo_feed SET head = head + $7 WHERE EXISTS (SELECT 1 FROM ",
+            $step,
+            ") RETURNING head - $7 AS base
+    ), written AS (
+        INSERT INTO ludo_records (stream, seq, bytes, position)
+        SELECT ",
+            $step,
+            ".stream, r.seq, r.bytes, head.base + r.i
+        FROM ",
+            $step,
+            ", head, unnest($5::bigint[], $6::bytea[]) WITH ORDINALITY AS r (seq, bytes, i)
+    )
+    SELECT base + 1 FROM head"
+        )
+    };
+}
+
+/// A creating append: the stream's row, then its records (no row answered
+/// when the stream's row was there already: a conflict).
+const CREATE: &str = concat!(
+    "WITH created AS (
         INSERT INTO ludo_streams (stream, next_seq, summary, sealed) VALUES ($1, $2, $3, $4)
         ON CONFLICT (stream) DO NOTHING RETURNING stream
-    ), head AS (
-        UPDATE ludo_feed SET head = head + $7 WHERE EXISTS (SELECT 1 FROM created) RETURNING head - $7 AS base
-    ), written AS (
-        INSERT INTO ludo_records (stream, seq, bytes, position)
-        SELECT created.stream, r.seq, r.bytes, head.base + r.i
-        FROM created, head, unnest($5::bigint[], $6::bytea[]) WITH ORDINALITY AS r (seq, bytes, i)
-    )
-    SELECT base + 1 FROM head";
+    ",
+    then_records!("created")
+);
 
 /// An append: the row moves from the expected length under its lock, then
-/// the records take their positions and go in. Answers the first position,
-/// or no row when the stream's row was elsewhere (a conflict).
-const APPEND: &str = "WITH moved AS (
+/// the records (no row answered when the stream's row was elsewhere: a
+/// conflict).
+const APPEND: &str = concat!(
+    "WITH moved AS (
         UPDATE ludo_streams SET next_seq = $2, summary = $3 WHERE stream = $1 AND next_seq = $4 RETURNING stream
-    ), head AS (
-        UPDATE ludo_feed SET head = head + $7 WHERE EXISTS (SELECT 1 FROM moved) RETURNING head - $7 AS base
-    ), written AS (
-        INSERT INTO ludo_records (stream, seq, bytes, position)
-        SELECT moved.stream, r.seq, r.bytes, head.base + r.i
-        FROM moved, head, unnest($5::bigint[], $6::bytea[]) WITH ORDINALITY AS r (seq, bytes, i)
-    )
-    SELECT base + 1 FROM head";
+    ",
+    then_records!("moved")
+);
 
 /// A stream's length.
 const NEXT_SEQ: &str = "SELECT next_seq FROM ludo_streams WHERE stream = $1";

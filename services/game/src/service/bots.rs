@@ -209,6 +209,8 @@ impl GameService {
         let mut after: Option<StreamId> = None;
         let mut woken = 0_u64;
         let mut ended = Vec::new();
+        // Both read in stream order.
+        let mut logged = self.logged_places();
         loop {
             let page = self.store.projection_scan(Games::NAME, after.map(Games::key), SWEEP_PAGE).await?;
             let exhausted = page.len() < SWEEP_PAGE;
@@ -222,7 +224,7 @@ impl GameService {
                 if summary.status.is_finished() {
                     // Over: in the transparency log once its place is noted
                     // in the summary the store keeps beside its log.
-                    if self.logged_place(stream).await?.is_none() {
+                    if logged.place(stream).await?.is_none() {
                         ended.push((stream, summary));
                     }
                     continue;

@@ -854,6 +854,13 @@ impl GameService {
         })
     }
 
+    /// [`Self::logged_place`] for many games asked in stream order (the
+    /// start-up sweep's): one range read of the store's summaries per page
+    /// rather than one point read per game.
+    pub(super) fn logged_places(&self) -> LoggedPlaces<'_> {
+        LoggedPlaces { store: &*self.store, page: std::collections::VecDeque::new(), after: None, exhausted: false, page_size: 1000 }
+    }
+
     /// The leaf of a game that is over, and when its last record was made.
     async fn head_leaf(&self, slot: &Slot, current: &Current) -> Result<(String, String), ServiceError> {
         let records = self.records(slot, current.version, Some(current.version + 1)).await?;
@@ -920,5 +927,93 @@ impl GameService {
                 }
             }
         }
+    }
+}
+
+/// Games' places in the log, read from the store's summaries in stream
+/// order (see [`GameService::logged_places`]).
+pub(super) struct LoggedPlaces<'a> {
+    store: &'a dyn EventStore,
+    /// The summaries read and not yet passed.
+    page: std::collections::VecDeque<ludo_storage::StreamSummary>,
+    /// The last stream read.
+    after: Option<StreamId>,
+    /// Whether the last page read was the store's last.
+    exhausted: bool,
+    /// Summaries read at a time.
+    page_size: usize,
+}
+
+impl LoggedPlaces<'_> {
+    /// As [`GameService::logged_place`], for `stream`, which must come
+    /// after every stream asked before.
+    pub(super) async fn place(&mut self, stream: StreamId) -> Result<Option<(u64, u64)>, ServiceError> {
+        loop {
+            while self.page.front().is_some_and(|listed| listed.stream < stream) {
+                self.page.pop_front();
+            }
+            if let Some(listed) = self.page.front() {
+                if listed.stream != stream {
+                    return Ok(None);
+                }
+                let summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
+                return Ok(summary.and_then(|summary| summary.logged));
+            }
+            if self.exhausted {
+                return Ok(None);
+            }
+            let page = self.store.list_summaries(self.after, self.page_size).await?;
+            self.exhausted = page.len() < self.page_size;
+            self.after = page.last().map(|listed| listed.stream).or(self.after);
+            self.page.extend(page);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::SystemClock;
+    use crate::api::CreateGame;
+
+    #[tokio::test]
+    async fn places_walked_in_stream_order_are_the_places_read_one_by_one() {
+        let store: Arc<dyn EventStore> = Arc::new(ludo_storage::MemoryStore::new());
+        let service = GameService::new(Arc::clone(&store), Arc::new(SystemClock));
+        for n in 0..7 {
+            let request = CreateGame::new("cardinal", ["Ann", "Bob"]).with_options(json!({"first_seat": 0}));
+            let game = service.create(request).await.expect("created");
+            if n % 3 != 0 {
+                let id: GameId = game.id.parse().expect("id");
+                service.resign(&id, Some(&game.seats[1].token)).await.expect("resigned");
+            }
+        }
+        let streams: Vec<StreamId> = store.list_summaries(None, 100).await.expect("listed").into_iter().map(|l| l.stream).collect();
+        let mut places = Vec::new();
+        for stream in &streams {
+            places.push((*stream, service.logged_place(*stream).await.expect("a place")));
+        }
+        assert_eq!(places.iter().filter(|(_, place)| place.is_some()).count(), 4, "each ended game has its place: {places:?}");
+        // A stream that is no game, between two that are.
+        let missing = StreamId((u128::from_be_bytes(streams[2].0) + 1).to_be_bytes());
+        assert!(!streams.contains(&missing));
+        for page_size in [1, 2, 3, 100] {
+            let mut walk = service.logged_places();
+            walk.page_size = page_size;
+            for (stream, place) in &places {
+                assert_eq!(walk.place(*stream).await.expect("walked"), *place, "every stream, {page_size} a page");
+            }
+            let mut walk = service.logged_places();
+            walk.page_size = page_size;
+            for (i, (stream, place)) in places.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
+                assert_eq!(walk.place(*stream).await.expect("walked"), *place, "every other stream, {page_size} a page");
+                if i == 1 {
+                    assert_eq!(walk.place(missing).await.expect("walked"), None, "no game, no place");
+                }
+            }
+        }
+        service.shutdown().await.expect("closed");
     }
 }
