@@ -55,6 +55,11 @@ async fn play(service: &GameService) {
     moves(service, &id, &[game.seats[0].token.clone(), joined.token], 5).await;
 }
 
+/// A flushing sled store in `dir`.
+fn sled(dir: &tempfile::TempDir) -> Arc<dyn EventStore> {
+    Arc::new(SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open"))
+}
+
 /// Every row of the `games` projection.
 fn rows(store: &dyn EventStore) -> Vec<(Vec<u8>, Value)> {
     let rows = store.projection_scan_blocking("games", None, 10_000).expect("scan");
@@ -105,8 +110,7 @@ async fn on_memory() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_sled() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open");
-    folds_the_feed_into_the_listing_and_rebuilds_the_same(Arc::new(store)).await;
+    folds_the_feed_into_the_listing_and_rebuilds_the_same(sled(&dir)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -179,8 +183,7 @@ async fn offered_states_fold_to_the_rows_the_records_do(store: Arc<dyn EventStor
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offered_states_on_sled() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open");
-    offered_states_fold_to_the_rows_the_records_do(Arc::new(store)).await;
+    offered_states_fold_to_the_rows_the_records_do(sled(&dir)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -215,8 +218,7 @@ async fn a_listing_shows_what_its_caller_just_did(store: Arc<dyn EventStore>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listing_on_sled_shows_what_its_caller_just_did() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store = SledStore::open(dir.path(), SledOptions { durability: Durability::Flush }).expect("open");
-    a_listing_shows_what_its_caller_just_did(Arc::new(store)).await;
+    a_listing_shows_what_its_caller_just_did(sled(&dir)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -179,8 +179,8 @@ pub struct Projections {
     /// Per projection (as in `all`): whether this process keeps it (holds
     /// its lease in [`Self::spawn`]'s task), and so takes offers for it.
     keeping: Vec<AtomicBool>,
-    /// The `games` projection, also in `all`, typed for its offers.
-    games: Arc<games::Games>,
+    /// The `games` projection, typed for its offers, and its index in `all`.
+    games: (Arc<games::Games>, usize),
 }
 
 impl std::fmt::Debug for Projections {
@@ -197,22 +197,22 @@ impl Projections {
         let all: Vec<Arc<dyn Projection>> = vec![Arc::clone(&games) as Arc<dyn Projection>];
         let nudges = all.iter().map(|_| tokio::sync::Notify::new()).collect();
         let keeping = all.iter().map(|_| AtomicBool::new(false)).collect();
-        Projections { store, all, nudges, keeping, games }
+        Projections { store, all, nudges, keeping, games: (games, 0) }
     }
 
     /// The `games` projection.
     #[must_use]
     pub fn games(&self) -> &games::Games {
-        &self.games
+        &self.games.0
     }
 
     /// Hands the game as a commit of this process left it to the `games`
     /// projection, if this process keeps it (see [`games`]): otherwise
     /// nobody here folds that entry soon, and the offer is dropped.
     pub(crate) fn offer(&self, offered: games::Offered) {
-        let index = self.all.iter().position(|p| p.name() == games::Games::NAME);
-        if index.is_some_and(|index| self.keeping[index].load(Ordering::Acquire)) {
-            self.games.offer(offered);
+        let (games, index) = &self.games;
+        if self.keeping[*index].load(Ordering::Acquire) {
+            games.offer(offered);
         }
     }
 

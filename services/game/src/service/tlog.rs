@@ -846,12 +846,7 @@ impl GameService {
     /// keeps beside its log; none when not noted, or noted for a game that
     /// has moved since.
     pub(super) async fn logged_place(&self, stream: StreamId) -> Result<Option<(u64, u64)>, ServiceError> {
-        Ok(match self.store.summary(stream).await? {
-            Some(listed) => {
-                listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)).and_then(|s| s.logged)
-            }
-            None => None,
-        })
+        Ok(self.store.summary(stream).await?.as_ref().and_then(logged_in))
     }
 
     /// [`Self::logged_place`] for many games asked in stream order (the
@@ -930,6 +925,12 @@ impl GameService {
     }
 }
 
+/// The place in the log noted in a game's stored summary (none when not
+/// noted, or noted for a game that has moved since).
+fn logged_in(listed: &ludo_storage::StreamSummary) -> Option<(u64, u64)> {
+    listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq)).and_then(|summary| summary.logged)
+}
+
 /// Games' places in the log, read from the store's summaries in stream
 /// order (see [`GameService::logged_places`]).
 pub(super) struct LoggedPlaces<'a> {
@@ -953,11 +954,7 @@ impl LoggedPlaces<'_> {
                 self.page.pop_front();
             }
             if let Some(listed) = self.page.front() {
-                if listed.stream != stream {
-                    return Ok(None);
-                }
-                let summary = listed.summary.as_deref().and_then(|bytes| StoredSummary::from_bytes(bytes, listed.next_seq));
-                return Ok(summary.and_then(|summary| summary.logged));
+                return Ok(if listed.stream == stream { logged_in(listed) } else { None });
             }
             if self.exhausted {
                 return Ok(None);
