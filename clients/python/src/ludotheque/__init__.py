@@ -1,0 +1,1 @@
+from . import battle13, cardinal, kardinal, types
