@@ -93,7 +93,7 @@ class Module:
             return self.ref(target)
         if "oneOf" in schema or "anyOf" in schema:
             members = schema.get("oneOf") or schema.get("anyOf")
-            return union([self.expr(m, deps) for m in members])
+            return union([self.expr(m, deps) for m in members or []])
         if "const" in schema:
             self.uses_literal = True
             return f"Literal[{json.dumps(schema['const'])}]"
