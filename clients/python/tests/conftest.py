@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator, Iterator
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import httpx
 import pytest
@@ -34,6 +36,36 @@ def base_url() -> str:
 def client(base_url: str) -> Iterator[Client]:
     with Client(base_url) as c:
         yield c
+
+
+T = TypeVar("T")
+
+
+class Background(Generic[T]):
+    """Runs `work` on a daemon thread. `result()` waits a bounded time and
+    re-raises the thread's error; a thread stuck on a stream that never ends
+    fails its test instead of holding up the run."""
+
+    def __init__(self, work: Callable[[], T]) -> None:
+        self._value: list[T] = []
+        self._error: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                self._value.append(work())
+            except BaseException as error:  # handed to the test's thread
+                self._error.append(error)
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+
+    def result(self, timeout: float = 60) -> T:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            pytest.fail(f"still running after {timeout} s")
+        if self._error:
+            raise self._error[0]
+        return self._value[0]
 
 
 class CutStream(httpx.SyncByteStream, httpx.AsyncByteStream):

@@ -3,13 +3,12 @@ follows them live; then exported and verified."""
 
 from __future__ import annotations
 
-import threading
 from typing import Literal
 
 import httpx
 import pytest
 from bot import play
-from conftest import CuttingTransport
+from conftest import Background, CuttingTransport
 
 from ludotheque import Client, Problem
 from ludotheque.types import BotPlayer, CreatedGame, GameUpdate, PlayerSeat, StreamEnd
@@ -38,20 +37,15 @@ def create(client: Client, kind: Kind) -> CreatedGame:
     return client.create_game("battle13", TABLES[kind], options={"target_crowns": 20})
 
 
-def play_in_background(base_url: str, created: CreatedGame) -> tuple[threading.Thread, list[BaseException]]:
+def play_in_background(base_url: str, created: CreatedGame) -> Background[None]:
+    """The example bot plays every seat the creator holds a token for."""
     tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
-    errors: list[BaseException] = []
 
     def run() -> None:
-        try:
-            with Client(base_url) as player:
-                play(player, created["id"], tokens, seed=7)
-        except BaseException as error:  # handed to the test's thread
-            errors.append(error)
+        with Client(base_url) as player:
+            play(player, created["id"], tokens, seed=7)
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, errors
+    return Background(run)
 
 
 @pytest.mark.parametrize("kind", ["cardinal", "kardinal", "battle13"])
@@ -59,21 +53,18 @@ def test_a_whole_game_followed_live_then_verified(client: Client, base_url: str,
     created = create(client, kind)
     game_id = created["id"]
     assert created["kind"] == kind and created["version"] == 0
-    thread, errors = play_in_background(base_url, created)
-
-    # The follower's network drops its first three streams after a few
-    # chunks: the feed must resume with Last-Event-ID, losing and repeating
-    # nothing.
+    # A second client follows from before the first move. Its network drops
+    # its first three streams after a few chunks: the feed must resume with
+    # Last-Event-ID, losing and repeating nothing.
     transport = CuttingTransport(chunks=5, times=3)
-    seen: list[int] = []
-    with Client(base_url, http=httpx.Client(transport=transport, timeout=30)) as watcher:
-        feed = watcher.follow(game_id)
-        for update in feed:
-            assert update["kind"] == kind
-            seen.append(update["event"]["seq"])
-    thread.join(timeout=60)
-    assert not thread.is_alive(), "the bot did not finish"
-    assert not errors, errors
+    with httpx.Client(transport=transport, timeout=30) as http:
+        feed = Client(base_url, http=http).follow(game_id)
+        follower = Background(lambda: [(update["kind"], update["event"]["seq"]) for update in feed])
+        player = play_in_background(base_url, created)
+        player.result()
+        received = follower.result()
+    assert {k for k, _ in received} == {kind}
+    seen = [seq for _, seq in received]
 
     final = client.get_game(game_id)
     assert final["status"]["state"] == "finished"
@@ -110,7 +101,7 @@ def test_a_whole_game_followed_live_then_verified(client: Client, base_url: str,
 
 def test_resume_from_last_event_id_has_no_gap_and_no_repeat(client: Client, base_url: str) -> None:
     created = create(client, "cardinal")
-    thread, errors = play_in_background(base_url, created)
+    player = play_in_background(base_url, created)
     first: list[GameUpdate] = []
     feed = client.follow(created["id"])
     for update in feed:
@@ -118,9 +109,9 @@ def test_resume_from_last_event_id_has_no_gap_and_no_repeat(client: Client, base
         if len(first) == 5:
             break  # as if the process stopped here
     assert feed.last_event_id == "4"
-    rest = [u["event"]["seq"] for u in client.follow(created["id"], last_event_id=feed.last_event_id)]
-    thread.join(timeout=60)
-    assert not errors, errors
+    resumed = client.follow(created["id"], last_event_id=feed.last_event_id)
+    rest = Background(lambda: [u["event"]["seq"] for u in resumed]).result()
+    player.result()
     final = client.get_game(created["id"])["version"]
     assert [u["event"]["seq"] for u in first] + rest == list(range(final + 1))
 
