@@ -7,6 +7,7 @@ from . import battle13, cardinal, kardinal, types
 from ._async import AsyncClient, AsyncFeed
 from ._core import RetryPolicy
 from ._sync import Client, Feed
+from ._version import __version__
 from .errors import LudoError, Problem, TransportError
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Problem",
     "RetryPolicy",
     "TransportError",
+    "__version__",
     "battle13",
     "cardinal",
     "kardinal",

@@ -13,12 +13,13 @@ from urllib.parse import quote
 
 import httpx
 
+from ._version import __version__
 from .errors import Problem
 
 if TYPE_CHECKING:
     from . import types
 
-USER_AGENT = "ludotheque-python"
+USER_AGENT = f"ludotheque-python/{__version__}"
 
 
 def path(template: str, *parts: str | int) -> str:
