@@ -43,7 +43,8 @@ class Problem(LudoError):
         self.line = body.get("line")
         self.seq = body.get("seq")
         # The problem's own field, else the Retry-After header (whole seconds).
-        self.retry_after_ms = body.get("retry_after_ms", retry_after_ms)
+        own = body.get("retry_after_ms")
+        self.retry_after_ms = own if own is not None else retry_after_ms
         super().__init__(f"{self.status} {self.code}: {self.detail}")
 
 
