@@ -54,7 +54,12 @@ pub async fn app_with(service: Arc<GameService>, config: &ServerConfig, metrics:
         .into_iter()
         .map(|mut info| {
             let kind = ludo_record::kinds::kind(&info.kind).expect("listed kinds exist");
+            // What a creation's options may be: the answers' options, each
+            // of which a request may leave out for its default.
             info.options_schema = openapi::resolved_schema(&doc, &(kind.options_schema)());
+            if let Some(schema) = info.options_schema.as_object_mut() {
+                schema.remove("required");
+            }
             info
         })
         .collect();

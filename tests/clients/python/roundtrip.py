@@ -13,7 +13,8 @@ ludotheque OpenAPI document.
    - GET /v1/kinds: the kind's `default_options` must parse into that kind's
      own options class (`cardinal.Options` -> CardinalOptions, ...) and
      serialize back to exactly what the server sent;
-   - POST /v1/games with options built from the generated classes;
+   - POST /v1/games with options built from the generated classes of a
+     request's options (`cardinal.OptionsRequest`, every option optional);
    - GET /v1/games/{id}: `options` must be an instance of the kind's options
      class and serialize back to exactly the server's raw JSON (fetched again
      with urllib): the Kardinal board and Battle 13's target_crowns survive;
@@ -489,7 +490,6 @@ def check_kind(
 ) -> None:
     scope = kind
     ops = generated.operations
-    options_cls = generated.model(f"{kind}.Options")
 
     # GET /v1/kinds
     parsed_kinds, raw_kinds = kinds
@@ -504,7 +504,9 @@ def check_kind(
             )
             roundtrip_check(report, scope, "GET /v1/kinds: the kind's entry round-trips", info, raw_info)
 
-    # POST /v1/games with typed options
+    # POST /v1/games with typed options: a request's own class, in which every
+    # option may be left out (answers' options hold every one).
+    options_cls = generated.model(f"{kind}.OptionsRequest")
     options = build(generated, options_cls, requested)
     report.check(scope, f"typed {options_cls.__name__}{short(requested)} serializes as given", diff(requested, options.to_dict()))
 

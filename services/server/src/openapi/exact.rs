@@ -17,10 +17,20 @@
 //!    kardinal.Options`, `view: kardinal.View` …), and makes the envelope a
 //!    union of those discriminated by `kind`. What an envelope holds is
 //!    specialised along (`kardinal.EventPage` holds `kardinal.Event`s);
-//! 3. makes `GameMove`, which a move submission holds without a kind, one
-//!    union of every kind's moves discriminated by `type` (a `pass` is the
-//!    same in every game that has one);
-//! 4. drops the schemas nothing refers to any more.
+//! 3. makes `GameMove`, which a move submission holds without a kind, any
+//!    one kind's move union: two levels, the game's kind and then the move's
+//!    `type`, as gRPC's `Move` holds a `oneof game` of each kind's `Move`.
+//!    One flat union by `type` would map a tag two kinds share (`pass`) to
+//!    one kind's schema, and a generated client could not submit the other's;
+//! 4. gives requests options of their own (`kardinal.OptionsRequest`), where
+//!    every option may be left out and no `default` is stated as a keyword
+//!    (openapi-typescript's default flags make a property with a `default`
+//!    required); the answers' options always hold every option, and say so;
+//! 5. describes the rest exactly: a tag's `const` is also its `default` (a
+//!    generated client fills it in), `options_schema` is a JSON Schema
+//!    object, and an export sent as a body may be sent as bytes
+//!    (`application/octet-stream`), the type generators know;
+//! 6. drops the schemas nothing refers to any more.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -83,7 +93,10 @@ pub(crate) fn exact(doc: &mut Value, kinds: &[KindSchemas]) {
     let Some(schemas) = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut) else { return };
     tag_unions(schemas);
     split_by_kind(schemas, kinds);
-    flatten_moves(schemas, kinds);
+    any_kind_move(schemas, kinds);
+    type_options_schema(schemas);
+    request_options(doc, kinds);
+    bytes_too(doc);
     drop_unused(doc);
 }
 
@@ -101,7 +114,7 @@ fn tag_unions(schemas: &mut Map<String, Value>) {
         let mut mapping = Map::new();
         let mut refs = Vec::new();
         for (mut member, (_, value)) in members.into_iter().zip(tags) {
-            member["properties"][&property] = json!({ "type": "string", "const": value });
+            member["properties"][&property] = json!({ "type": "string", "const": value, "default": value });
             let member_name = format!("{name}.{}", pascal(&value));
             schemas.insert(member_name.clone(), member);
             mapping.insert(value, Value::String(format!("{REF_PREFIX}{member_name}")));
@@ -179,9 +192,8 @@ fn split_by_kind(schemas: &mut Map<String, Value>, kinds: &[KindSchemas]) {
             properties.remove(key);
         }
         properties.remove("kind");
-        let mut absent: Vec<Value> = dropped.iter().map(|key| json!({ "required": [key] })).collect();
-        absent.push(json!({ "required": ["kind"] }));
-        unread["not"] = json!({ "anyOf": absent });
+        // No `kind` and no game-specific part: nothing beyond what is left.
+        unread["additionalProperties"] = json!(false);
         unread["description"] = json!(format!("{}: for an export whose kind is unknown here (no `kind`, no game-specific part).", name));
         let unread_name = format!("{name}.Unread");
         schemas.insert(unread_name.clone(), unread);
@@ -234,7 +246,7 @@ fn specialise(
     });
     if let Some(property) = schema.pointer_mut("/properties/kind") {
         let description = property.get("description").cloned().unwrap_or(Value::Null);
-        *property = json!({ "type": "string", "const": kind.id, "description": description });
+        *property = json!({ "type": "string", "const": kind.id, "default": kind.id, "description": description });
     }
     if name == "CreateGame"
         && let Some(players) = schema.pointer_mut("/properties/players")
@@ -261,33 +273,131 @@ fn rewrite(value: &mut Value, f: &mut dyn FnMut(&mut Value)) {
     }
 }
 
-/// Step 3: `GameMove` is every kind's moves, discriminated by `type`.
-fn flatten_moves(schemas: &mut Map<String, Value>, kinds: &[KindSchemas]) {
-    let mut members = Vec::new();
-    let mut mapping = Map::new();
-    for kind in kinds {
-        let union = &schemas[&format!("{}.Move", kind.id)];
-        let Some(own) = union.pointer("/discriminator/mapping").and_then(Value::as_object) else { continue };
-        for (tag, to) in own {
-            // A tag two games share (`pass`) names the same move: the first one stands for both.
-            if !mapping.contains_key(tag) {
-                mapping.insert(tag.clone(), to.clone());
-                members.push(json!({ "$ref": to }));
-            }
-        }
-    }
-    let description = schemas.get("GameMove").and_then(|s| s["description"].as_str()).unwrap_or_default().trim().to_string();
+/// Step 3: `GameMove` is one kind's move: the kind's union of moves, which
+/// is discriminated by `type`.
+fn any_kind_move(schemas: &mut Map<String, Value>, kinds: &[KindSchemas]) {
+    let members: Vec<Value> = kinds.iter().map(|kind| reference(&format!("{}.Move", kind.id))).collect();
     schemas.insert(
         "GameMove".into(),
         json!({
-            "description": description,
-            "oneOf": members,
-            "discriminator": { "propertyName": "type", "mapping": mapping },
+            "description": "A move, in the shape of the game's kind: exactly what the legal-moves endpoint lists. \
+                One of the game's kind's moves (`cardinal.Move`, `kardinal.Move`, …), each kind's moves told apart by `type`: \
+                two kinds may share a `type` (`pass`), so the kind decides first, as gRPC's `Move.game` does.",
+            // Not `oneOf`: a move two kinds share in shape is valid as either.
+            "anyOf": members,
         }),
     );
 }
 
-/// Step 4: drops the schemas nothing refers to (from the paths, or from a
+/// Step 4: options as a request gives them (every one may be left out, no
+/// `default` keyword) and as answers give them (every one there).
+fn request_options(doc: &mut Value, kinds: &[KindSchemas]) {
+    let (requested, answered) = (reachable_from(doc, "requestBody"), reachable_from(doc, "responses"));
+    let schemas = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut).expect("schemas");
+    for kind in kinds {
+        let name = format!("{}.Options", kind.id);
+        let Some(options) = schemas.get_mut(&name) else { continue };
+        let mut request = options.clone();
+        let keys: Vec<Value> = options["properties"].as_object().map(|p| p.keys().map(|k| json!(k)).collect()).unwrap_or_default();
+        options["required"] = Value::Array(keys);
+        request.as_object_mut().expect("an object").remove("required");
+        for property in request["properties"].as_object_mut().into_iter().flat_map(|p| p.values_mut()) {
+            let Some(default) = property.as_object_mut().and_then(|p| p.remove("default")) else { continue };
+            let said = property["description"].as_str().or_else(|| property.pointer("/oneOf/0/description").and_then(Value::as_str));
+            let said = said.unwrap_or_default().trim_end().to_string();
+            property["description"] = json!(format!("{said} Default: `{default}`.").trim_start().to_string());
+        }
+        let description = request["description"].as_str().unwrap_or_default().trim_end().to_string();
+        request["description"] =
+            json!(format!("{description} Any option left out takes its default (`GET /v1/kinds`).").trim_start().to_string());
+        let request_name = format!("{name}Request");
+        schemas.insert(request_name.clone(), request);
+        // Only schemas no answer holds name the request's options.
+        for holder in requested.difference(&answered) {
+            if let Some(schema) = schemas.get_mut(holder) {
+                rewrite(schema, &mut |value| {
+                    if target(value) == Some(name.as_str()) {
+                        value["$ref"] = Value::String(format!("{REF_PREFIX}{request_name}"));
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// The schemas the paths' `part` (`requestBody`, `responses`) refer to,
+/// directly or through other schemas.
+fn reachable_from(doc: &Value, part: &str) -> BTreeSet<String> {
+    let mut pending = BTreeSet::new();
+    for operation in
+        doc["paths"].as_object().into_iter().flat_map(|p| p.values()).flat_map(|p| p.as_object().into_iter().flat_map(|o| o.values()))
+    {
+        if let Some(held) = operation.get(part) {
+            refs(held, &mut pending);
+        }
+    }
+    if part == "responses"
+        && let Some(shared) = doc.pointer("/components/responses")
+    {
+        refs(shared, &mut pending);
+    }
+    let schemas = &doc["components"]["schemas"];
+    let mut reached = BTreeSet::new();
+    let mut pending: Vec<String> = pending.into_iter().collect();
+    while let Some(name) = pending.pop() {
+        if reached.insert(name.clone()) {
+            let mut inner = BTreeSet::new();
+            refs(&schemas[name.as_str()], &mut inner);
+            pending.extend(inner);
+        }
+    }
+    reached
+}
+
+/// Step 5: a kind's `options_schema` is a JSON Schema of an object whose
+/// properties are the options: said so, rather than "any value".
+fn type_options_schema(schemas: &mut Map<String, Value>) {
+    for schema in schemas.values_mut() {
+        let Some(property) = schema.pointer_mut("/properties/options_schema") else { continue };
+        let description = property.get("description").cloned().unwrap_or(Value::Null);
+        *property = json!({
+            "type": "object",
+            "description": description,
+            "required": ["type", "properties"],
+            "properties": {
+                "type": { "type": "string", "const": "object" },
+                "description": { "type": "string" },
+                "properties": {
+                    "type": "object",
+                    "description": "Each option's JSON Schema, by name.",
+                    "additionalProperties": { "type": "object", "additionalProperties": true },
+                },
+            },
+            "additionalProperties": true,
+        });
+    }
+}
+
+/// Step 5: an export sent as a request body (import, verify) is JSON Lines;
+/// it may be declared as bytes too, which generated clients can send.
+fn bytes_too(doc: &mut Value) {
+    for operation in doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|p| p.values_mut())
+        .flat_map(|p| p.as_object_mut().into_iter().flat_map(|o| o.values_mut()))
+    {
+        let Some(content) = operation.pointer_mut("/requestBody/content").and_then(Value::as_object_mut) else { continue };
+        if content.contains_key("application/x-ndjson") {
+            content.insert(
+                "application/octet-stream".into(),
+                json!({ "schema": { "type": "string", "format": "binary", "description": "The same JSON Lines, as bytes: the server reads the body whatever its content type" } }),
+            );
+        }
+    }
+}
+
+/// Step 6: drops the schemas nothing refers to (from the paths, or from a
 /// schema something refers to).
 fn drop_unused(doc: &mut Value) {
     loop {

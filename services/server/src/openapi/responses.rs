@@ -65,6 +65,12 @@ pub(crate) fn complete(doc: &mut Value) {
             describe_event_streams(operation);
         }
     }
+    // A shared response every operation that could meet it describes
+    // itself (each game route says what its 404 means) is left out.
+    let text = doc["paths"].to_string();
+    if let Some(shared) = doc.pointer_mut("/components/responses").and_then(Value::as_object_mut) {
+        shared.retain(|name, _| text.contains(&format!("\"#/components/responses/{name}\"")));
+    }
 }
 
 /// A Server-Sent Events answer is described as its events (the convention
