@@ -8,11 +8,21 @@
 #   python3 -m venv TOOLS_DIR/venv
 #   TOOLS_DIR/venv/bin/pip install -r clients/python/requirements-ci.txt
 #   TOOLS_DIR/venv/bin/pip install --no-build-isolation --no-deps --force-reinstall ./clients/python
+#   TOOLS_DIR/venv/bin/python clients/python/tools/gen_types.py
+#   TOOLS_DIR/venv/bin/python clients/python/tools/gen_sync.py
 #
 # The SDK is installed from the repository as a user would get it (built
 # into a wheel, not editable), so its packaging is tested too; the build
 # uses the pinned hatchling (no build isolation) and adds nothing beyond
-# requirements-ci.txt (--no-deps). Run it again after changing the SDK.
+# requirements-ci.txt (--no-deps). Its build hook (hatch_build.py) generates
+# the typed modules from openapi/openapi.json and the blocking client from
+# the asyncio one: the repository commits neither.
+#
+# The last two lines write the same generated modules into the checkout's
+# src/ludotheque (git-ignored), only so that mypy --strict can check src/,
+# tests/ and examples/ there; the tests themselves run against the
+# installed package. Run this again after changing the SDK or the OpenAPI
+# document.
 #
 # Then, from clients/python:
 #
@@ -40,4 +50,7 @@ fi
 # --force-reinstall: the version number does not change with the code, and
 # a stale copy must never be the one tested.
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation --no-deps --force-reinstall "$sdk"
+# Into the checkout too, for mypy (git-ignored; the installed package has its own).
+"$venv/bin/python" "$sdk/tools/gen_types.py"
+"$venv/bin/python" "$sdk/tools/gen_sync.py"
 "$venv/bin/python" -c 'import ludotheque; print("ludotheque SDK installed in", ludotheque.__path__[0])'

@@ -1,12 +1,12 @@
 """Writes the blocking client, src/ludotheque/_sync.py, from the asyncio one.
 
-    python tools/gen_sync.py           # rewrite _sync.py
-    python tools/gen_sync.py --check   # exit 1 if it is out of date
+    python tools/gen_sync.py [--out DIR]   # write DIR/_sync.py (default src/ludotheque)
 
 Both clients must offer the same calls with the same retry rules, so the
 sync one is a word-for-word translation of _async.py (the technique of
-httpcore's "unasync"), never edited by hand; tests/test_generated.py fails
-when it is stale.
+httpcore's "unasync"), never edited by hand. _sync.py is never committed:
+the package's build runs this tool (hatch_build.py), and install-tools.sh
+runs it into src/ so that mypy can check a checkout.
 """
 
 from __future__ import annotations
@@ -57,13 +57,9 @@ def translate(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = translate(SOURCE.read_text())
-    if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text() != text:
-            print("src/ludotheque/_sync.py is out of date: run tools/gen_sync.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
+    out = Path(argv[argv.index("--out") + 1]) if "--out" in argv else PACKAGE
+    out.mkdir(parents=True, exist_ok=True)
+    (out / TARGET.name).write_text(translate(SOURCE.read_text()))
     return 0
 
 

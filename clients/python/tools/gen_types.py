@@ -1,12 +1,22 @@
 """Writes the SDK's typed shapes from the server's OpenAPI document.
 
-    python tools/gen_types.py            # rewrite src/ludotheque/{types,cardinal,kardinal,battle13}.py
-    python tools/gen_types.py --check    # exit 1 if they differ from what the document gives
+    python tools/gen_types.py [DOCUMENT] [--out DIR]
+
+writes {types,cardinal,kardinal,battle13}.py into DIR (default
+src/ludotheque) from DOCUMENT (default the repository's
+openapi/openapi.json).
 
 The document is the contract (it is exact: every union discriminated, every
 field's presence stated), so the SDK's TypedDicts are derived from it rather
-than written by hand: a field the server adds or renames shows up here as a
-diff, and tests/test_generated.py fails until the files are regenerated.
+than written by hand. The modules are never committed (the repository keeps
+no generated file but openapi/openapi.json): the package's build runs this
+tool (hatch_build.py), and install-tools.sh runs it into src/ so that mypy
+can check a checkout.
+
+Options come in two shapes, both read from the document's `required`
+lists: a request's `<kind>.OptionsRequest` has every key `NotRequired`
+(left out: the kind's default), an answer's `<kind>.Options` every key
+present (the server fills in the defaults).
 
 Naming: a kind's schemas go to that kind's module without the prefix
 (`cardinal.View` -> `ludotheque.cardinal.View`); a nested name reads as
@@ -308,36 +318,49 @@ def module_doc(name: str) -> str:
     )
 
 
-def generate(document: Path) -> dict[Path, str]:
+def check_options(schemas: dict[str, Schema]) -> None:
+    """A request's options are all optional, an answer's all present: the
+    SDK's creation helpers and readers rely on both."""
+    for kind in KINDS:
+        request = schemas[f"{kind}.OptionsRequest"]
+        answer = schemas[f"{kind}.Options"]
+        assert not request.get("required"), f"{kind}.OptionsRequest has required keys"
+        assert set(answer.get("required", [])) == set(answer["properties"]), f"{kind}.Options leaves keys out"
+        assert set(request["properties"]) == set(answer["properties"]), f"{kind}: request and answer options differ"
+
+
+def generate(document: Path) -> dict[str, str]:
+    """Each generated module's file name and text."""
     schemas: dict[str, Schema] = json.loads(document.read_text())["components"]["schemas"]
     ALL.clear()
     ALL.update(schemas)
     modules = {name: Module(name, {}) for name in (COMMON, *KINDS)}
     for schema_name in sorted(schemas):
         modules[module_of(schema_name)].schemas[schema_name] = schemas[schema_name]
-    out: dict[Path, str] = {}
+    check_options(schemas)
+    out: dict[str, str] = {}
     for name, module in modules.items():
         names = [python_name(s) for s in module.schemas]
         duplicates = {n for n in names if names.count(n) > 1}
         assert not duplicates, f"{name}: names clash: {duplicates}"
-        out[PACKAGE / f"{name}.py"] = module.render()
+        out[f"{name}.py"] = module.render()
     return out
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    paths = [a for a in argv if not a.startswith("--")]
-    document = Path(paths[0]) if paths else DEFAULT_DOCUMENT
-    stale = []
-    for path, text in generate(document).items():
-        if check:
-            if not path.exists() or path.read_text() != text:
-                stale.append(path.name)
-        else:
-            path.write_text(text)
-    if stale:
-        print(f"out of date with {document}: {', '.join(stale)}; run tools/gen_types.py", file=sys.stderr)
+    args = list(argv)
+    out = PACKAGE
+    if "--out" in args:
+        at = args.index("--out")
+        out = Path(args[at + 1])
+        del args[at : at + 2]
+    document = Path(args[0]) if args else DEFAULT_DOCUMENT
+    if not document.is_file():
+        print(f"gen_types: no OpenAPI document at {document}", file=sys.stderr)
         return 1
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in generate(document).items():
+        (out / name).write_text(text)
     return 0
 
 
