@@ -17,7 +17,7 @@ import type {
 } from "./types/common.js";
 import type {
   CreatedGame,
-  CreateGame,
+  CreateGameOf,
   EventPage,
   GameEvent,
   GameList,
@@ -123,7 +123,7 @@ export class LudoClient {
    * Creates a game. The answer holds the seats' tokens and the admin token,
    * shown only here. Not retried once it may have reached the server.
    */
-  createGame<K extends Kind>(game: CreateGame<K> & { kind: K }, o?: CallOptions): Promise<CreatedGame<K>> {
+  createGame<K extends Kind>(game: CreateGameOf<K>, o?: CallOptions): Promise<CreatedGame<K>> {
     return this.send("POST", "v1/games", "once", o, { json: game });
   }
 

@@ -45,22 +45,23 @@ export type Effect<K extends Kind = Kind> = KindTypes[K]["effect"];
 // `K extends Kind ? … : never` distributes over a union of kinds: that is
 // what turns the default `Kind` into a union of three object types.
 
-/** Request to create a game. Players: a name, `{ name, bot }` for a server bot, or `null` (open). */
-export type CreateGame<K extends Kind = Kind> = K extends Kind
-  ? {
-      kind: K;
-      /** The seats in order (cardinal 2–4, kardinal 3–5, battle13 exactly 4). */
-      players: (PlayerSeat | null)[];
-      /** Omitted or null: the kind's defaults. */
-      options?: Options<K> | null;
-      /** Whether anyone may join the open seats from the lobby (needs an open seat). */
-      public?: boolean;
-      /** Omitted: no clock. */
-      clock?: ClockRequest | null;
-      /** An `http(s)` URL called on each person's turn and at the end. */
-      webhook?: string | null;
-    }
-  : never;
+/** Request to create a game of kind `K`. */
+export interface CreateGameOf<K extends Kind> {
+  kind: K;
+  /** The seats in order: a name, `{ name, bot }` for a server bot, or `null` for an open seat (cardinal 2–4, kardinal 3–5, battle13 4). */
+  players: (PlayerSeat | null)[];
+  /** Omitted or null: the kind's defaults. */
+  options?: Options<K> | null;
+  /** Whether anyone may join the open seats from the lobby (needs an open seat). */
+  public?: boolean;
+  /** Omitted: no clock. */
+  clock?: ClockRequest | null;
+  /** An `http(s)` URL called on each person's turn and at the end. */
+  webhook?: string | null;
+}
+
+/** Request to create a game: the union over the kinds, discriminated by `kind`. */
+export type CreateGame<K extends Kind = Kind> = K extends Kind ? CreateGameOf<K> : never;
 
 /** A created game, with each seat's secret token, shown only here. */
 export interface CreatedGame<K extends Kind = Kind> {
