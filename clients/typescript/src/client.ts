@@ -31,6 +31,7 @@ import type {
   MoveAccepted,
   SeatKnowledge,
   StepPage,
+  SubmitMove,
   VerifyReport,
 } from "./types/kinds.js";
 
@@ -38,49 +39,49 @@ export interface ClientOptions {
   /** The server, e.g. `http://127.0.0.1:8080`. */
   baseUrl: string;
   /** The bearer token sent with every call: a seat's, a game's admin token, or the operator's. */
-  token?: string;
+  token?: string | undefined;
   /** How transient failures are retried; `false`: never. See `RetryPolicy`. */
-  retry?: Partial<RetryPolicy> | false;
+  retry?: Partial<RetryPolicy> | false | undefined;
   /** Per try of a call (not a live stream). Default 30000 ms. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** A `fetch` to use instead of the global one (a test double, a proxy agent). */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** Per call: another token than the client's, and a signal to abort it. */
 export interface CallOptions {
-  token?: string;
-  signal?: AbortSignal;
+  token?: string | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export interface SubmitOptions extends CallOptions {
   /** Refuse the move (`version_conflict`) unless the game is still at this version. */
-  expectedVersion?: number;
+  expectedVersion?: number | undefined;
   /**
    * The idempotency key (1 to 128 printable ASCII characters). Default: a
    * new random UUID per submission. Every retry of the submission sends the
    * same key, so the server plays the move at most once.
    */
-  requestId?: string;
+  requestId?: string | undefined;
   /** Leave the mover's view out of the answer (`Prefer: return=minimal`). */
-  minimal?: boolean;
+  minimal?: boolean | undefined;
 }
 
 export interface ListGamesQuery {
-  kind?: Kind;
-  state?: "in_progress" | "finished";
+  kind?: Kind | undefined;
+  state?: "in_progress" | "finished" | undefined;
   /** Only public games waiting for players (the lobby). */
-  open?: boolean;
+  open?: boolean | undefined;
   /** Only games created after this game id: `next_after` of the previous page. */
-  after?: string;
+  after?: string | undefined;
   /** 1 to 1000 (default 50). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 export interface PageQuery {
-  from?: number;
+  from?: number | undefined;
   /** 1 to 1000 (default 100). */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /**
@@ -213,10 +214,7 @@ export class LudoClient {
    * can never make a second move.
    */
   submitMove(id: string, move: Move, o: SubmitOptions = {}): Promise<MoveAccepted> {
-    const body: { move: Move; request_id: string; expected_version?: number } = {
-      move,
-      request_id: o.requestId ?? crypto.randomUUID(),
-    };
+    const body: SubmitMove = { move, request_id: o.requestId ?? crypto.randomUUID() };
     if (o.expectedVersion !== undefined) body.expected_version = o.expectedVersion;
     const headers: Record<string, string> = o.minimal ? { prefer: "return=minimal" } : {};
     return this.send("POST", game(id, "moves"), "idempotent", o, { json: body, headers });

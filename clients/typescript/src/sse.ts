@@ -16,18 +16,22 @@ export interface SseEvent {
 }
 
 export class SseParser {
-  /** The last `id:` seen, what a reconnect sends as `Last-Event-ID`. */
+  /** The id of the last event dispatched, what a reconnect sends as `Last-Event-ID`. */
   lastEventId: string | undefined;
   /** The last valid `retry:` value, in milliseconds. */
   retry: number | undefined;
 
   private buffer = "";
+  // An `id:` takes effect when its event is complete: an event cut off
+  // must not move the resumption point past itself.
+  private idBuffer: string | undefined;
   private data: string[] = [];
   private event = "";
   private started = false;
 
   constructor(lastEventId?: string) {
     this.lastEventId = lastEventId;
+    this.idBuffer = lastEventId;
   }
 
   /** Feeds decoded text; returns the events it completed. */
@@ -59,6 +63,7 @@ export class SseParser {
   end(): SseEvent[] {
     const events = this.buffer.endsWith("\r") ? this.push("\n") : [];
     this.buffer = "";
+    this.idBuffer = this.lastEventId;
     this.data = [];
     this.event = "";
     return events;
@@ -79,7 +84,7 @@ export class SseParser {
         this.event = value;
         break;
       case "id":
-        if (!value.includes("\0")) this.lastEventId = value;
+        if (!value.includes("\0")) this.idBuffer = value;
         break;
       case "retry":
         if (/^\d+$/.test(value)) this.retry = Number(value);
@@ -90,6 +95,7 @@ export class SseParser {
   }
 
   private dispatch(): SseEvent | undefined {
+    this.lastEventId = this.idBuffer;
     const event = this.event || "message";
     const data = this.data.join("\n");
     const had = this.data.length > 0;

@@ -8,25 +8,25 @@ import type { Problem, StreamEnd, StreamTicket } from "./types/common.js";
 import type { GameUpdate } from "./types/kinds.js";
 
 export interface FollowOptions {
-  /** Follow as this seat (its token); default the client's token; none: as a spectator. */
-  token?: string;
+  /** Follow as this seat (its token); default the client's token; `null`: as a spectator. */
+  token?: string | null | undefined;
   /**
    * How a seat's stream is opened: `"ticket"` (default) trades the token for
    * a short-lived, read-only stream ticket before each connection, as the
    * API guide asks of long-lived streams; `"header"` sends the token itself.
    */
-  auth?: "ticket" | "header";
+  auth?: "ticket" | "header" | undefined;
   /** First record to send (default 0: the whole log, then live). */
-  from?: number;
+  from?: number | undefined;
   /** Resume after this record (its seq), as a reconnect does. Wins over `from`. */
-  lastEventId?: number | string;
+  lastEventId?: number | string | undefined;
   /** Reconnections in a row without a record before giving up. Default 5. */
-  reconnectAttempts?: number;
+  reconnectAttempts?: number | undefined;
   /** Wait before a reconnection (the server's `retry:` wins). Default 500 ms. */
-  reconnectDelayMs?: number;
+  reconnectDelayMs?: number | undefined;
   /** A connection silent this long is presumed dead and replaced. Default 45 s (the server pings every 15 s). */
-  idleTimeoutMs?: number;
-  signal?: AbortSignal;
+  idleTimeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 export interface StreamContext {
@@ -60,6 +60,7 @@ export class GameStream implements AsyncIterable<GameUpdate> {
     private readonly options: FollowOptions = {},
   ) {
     if (options.lastEventId !== undefined) this.lastEventId = String(options.lastEventId);
+    if (options.signal?.aborted) this.close();
     options.signal?.addEventListener("abort", () => this.close(), { once: true });
   }
 
@@ -127,7 +128,7 @@ export class GameStream implements AsyncIterable<GameUpdate> {
     const query: Record<string, string | number | undefined> = {};
     if (this.lastEventId !== undefined) headers["last-event-id"] = this.lastEventId;
     else if (this.options.from !== undefined) query.from = this.options.from;
-    const token = this.options.token ?? this.ctx.token;
+    const token = this.options.token === null ? undefined : (this.options.token ?? this.ctx.token);
     if (token !== undefined) {
       if ((this.options.auth ?? "ticket") === "ticket") {
         query.ticket = (await this.ctx.streamTicket(this.gameId, token, signal)).ticket;

@@ -27,6 +27,7 @@ test("sse: events cut anywhere, CRLF or CR line ends, comments, ids that persist
   // An event the stream cut off before its blank line is dropped, not half-delivered.
   const parser = new SseParser("3");
   assert.deepEqual([...parser.push("id: 4\ndata: {\"partial"), ...parser.end()], []);
+  assert.equal(parser.lastEventId, "3", "and its id is not where a reconnect resumes");
 });
 
 test("stream: a connection cut mid-event is resumed with Last-Event-ID, without gap or duplicate", async () => {
@@ -41,13 +42,19 @@ test("stream: a connection cut mid-event is resumed with Last-Event-ID, without 
       res.writeHead(up.statusCode ?? 502, up.headers);
       if (!cut) return void up.pipe(res);
       let seen = "";
+      let done = false;
       up.setEncoding("utf8");
       up.on("data", (chunk: string) => {
         seen += chunk;
         const ends = [...seen.matchAll(/\n\n/g)];
-        if (ends.length < 4) return;
+        if (done || ends.length < 4) return;
+        done = true;
+        // Three events, then the fourth up to the middle of its data line
+        // (past its `id: 3`, which must not count).
         const third = (ends[2]?.index ?? 0) + 2;
-        res.write(seen.slice(0, third + 20)); // three events and the start of the fourth
+        const cutAt = seen.indexOf("data:", third) + 40;
+        assert.ok(seen.slice(third, cutAt).startsWith("id: 3\n"));
+        res.write(seen.slice(0, cutAt));
         up.destroy();
         setTimeout(() => res.socket?.destroy(), 50);
       });

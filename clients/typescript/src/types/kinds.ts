@@ -151,6 +151,15 @@ export type LegalMoves<K extends Kind = Kind> = K extends Kind
   ? { kind: K; version: number; seat: Seat; moves: Move<K>[] }
   : never;
 
+/** A move submission (`SubmitOptions` of `submitMove` fills it in). */
+export interface SubmitMove<K extends Kind = Kind> {
+  move: Move<K>;
+  /** Refuse the move unless the game is at this version. */
+  expected_version?: number | null;
+  /** Idempotency key (1–128 printable ASCII characters): a repeat returns the first answer. */
+  request_id?: string | null;
+}
+
 /** An accepted move. */
 export type MoveAccepted<K extends Kind = Kind> = K extends Kind
   ? {
