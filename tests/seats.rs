@@ -1271,3 +1271,134 @@ async fn the_steps_tell_who_joined_left_and_resigned_by_name() {
     );
     server.stop().await;
 }
+
+/// Asserts a gRPC `invalid_input` refusal naming `field`.
+fn grpc_invalid(status: tonic::Status, field: &str) {
+    refused(status.clone(), tonic::Code::InvalidArgument, "invalid_input");
+    let info = status.get_details_error_info().expect("an ErrorInfo detail");
+    assert_eq!(info.metadata.get("field").map(String::as_str), Some(field), "{status:?}");
+    let bad = status.get_details_bad_request().expect("a BadRequest detail");
+    assert_eq!(bad.field_violations[0].field, field, "{status:?}");
+}
+
+/// The REST view of a new game that a twin made the same way must equal:
+/// everything but its id, secrets and times.
+fn comparable(created: &Value, state: &Value, events: &[Value]) -> Value {
+    // The `game_created` record, less its game's own id and seed (and the
+    // effects, which name the first seat the seed drew).
+    let mut record = events[0]["game"].clone();
+    for volatile in ["game_id", "seed_commitment"] {
+        record.as_object_mut().unwrap().remove(volatile);
+    }
+    json!({
+        "created": {
+            "seats": created["seats"].as_array().unwrap().iter().map(|s| json!([s["seat"], s["name"]])).collect::<Vec<_>>(),
+            "invitations": created["invitations"].as_array().map(|all| all.iter().map(|i| json!([i["seat"], i["open"]])).collect::<Vec<_>>()),
+            "status": created["status"],
+        },
+        "state": {"seats": state["seats"], "status": state["status"], "public": state["public"], "version": state["version"]},
+        "record": record,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grpc_seats_create_the_game_rest_players_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(dir.path()).await;
+    let rest = server.rest();
+    let mut grpc = server.grpc().await;
+    // A person, a server bot and an open seat, over REST…
+    let players = json!(["Ann", {"name": "Robo", "bot": {"level": "greedy", "think_ms": 0}}, null]);
+    let by_rest = create(&rest, "cardinal", players, json!({}), true).await;
+    let rest_id = id_of(&by_rest);
+    // …and over gRPC with `seats`.
+    use pb::player_seat::Seat;
+    let seat = |seat: Seat| pb::PlayerSeat { seat: Some(seat) };
+    let robo = pb::BotPlayer { name: "Robo".into(), bot: Some(pb::BotRequest { level: pb::BotLevel::Greedy.into(), think_ms: Some(0) }) };
+    let with_seats =
+        |seats: Vec<pb::PlayerSeat>| pb::CreateGameRequest { kind: "cardinal".into(), seats, public: true, ..Default::default() };
+    let three = vec![seat(Seat::Name("Ann".into())), seat(Seat::Bot(robo.clone())), seat(Seat::Open(pb::OpenSeat {}))];
+    let by_grpc = grpc.create_game(with_seats(three.clone())).await.unwrap().into_inner();
+    assert_eq!(grpc_state_of(by_grpc.status.as_ref()), &pb::status::State::Waiting(pb::Waiting { open_seats: vec![2] }));
+    assert_eq!(
+        by_grpc.seats.iter().map(|s| (s.seat, s.name.as_str())).collect::<Vec<_>>(),
+        [(0, "Ann")],
+        "only the person's seat has a token"
+    );
+    assert_eq!(by_grpc.invitations.iter().map(|i| (i.seat, i.open)).collect::<Vec<_>>(), [(0, false), (1, false), (2, true)]);
+    // The older form, for the same table.
+    let older = pb::CreateGameRequest {
+        kind: "cardinal".into(),
+        players: vec!["Ann".into(), "Robo".into(), String::new()],
+        bots: [(1, robo.bot.unwrap())].into(),
+        open_seats: vec![2],
+        public: true,
+        ..Default::default()
+    };
+    let by_older = grpc.create_game(older.clone()).await.unwrap().into_inner();
+    assert_eq!(grpc_state_of(by_older.status.as_ref()), grpc_state_of(by_grpc.status.as_ref()));
+
+    // The three games are one table: seats, bots, open seat, invitations, record.
+    let view = async |id: &str, created: Value| {
+        let state = state(&rest, id).await;
+        comparable(&created, &state, &rest.events(id, None).await)
+    };
+    let expected = view(&rest_id, by_rest.clone()).await;
+    assert_eq!(expected["state"]["seats"][1]["bot"]["level"], "greedy", "{expected}");
+    assert_eq!(expected["state"]["status"], waiting(&[2]), "{expected}");
+    for created in [&by_grpc, &by_older] {
+        let as_json = json!({
+            "seats": created.seats.iter().map(|s| json!({"seat": s.seat, "name": s.name})).collect::<Vec<_>>(),
+            "invitations": created.invitations.iter().map(|i| json!({"seat": i.seat, "open": i.open})).collect::<Vec<_>>(),
+            "status": by_rest["status"],
+        });
+        assert_eq!(view(&created.id, as_json).await, expected, "gRPC's game {} is REST's", created.id);
+    }
+    // The gRPC game is joined like REST's: by the open seat's invitation.
+    let code = by_grpc.invitations[2].code.clone();
+    let joined = joined(&rest, &by_grpc.id, json!({"name": "Bob", "invitation": code})).await;
+    assert_eq!((&joined["seat"], &joined["status"]["state"]), (&json!(2), &json!("in_progress")));
+
+    // `seats` with any of the older fields: refused, naming the older field.
+    let mut mixed = with_seats(three.clone());
+    mixed.players = vec!["Ann".into()];
+    grpc_invalid(grpc.create_game(mixed).await.unwrap_err(), "players");
+    let mut mixed = with_seats(three.clone());
+    mixed.bots = older.bots.clone();
+    grpc_invalid(grpc.create_game(mixed).await.unwrap_err(), "bots");
+    let mut mixed = with_seats(three.clone());
+    mixed.open_seats = vec![2];
+    grpc_invalid(grpc.create_game(mixed).await.unwrap_err(), "open_seats");
+    // A seat with nothing set, a bot's seat without its bot or level.
+    let mut empty = three.clone();
+    empty[1] = pb::PlayerSeat { seat: None };
+    grpc_invalid(grpc.create_game(with_seats(empty)).await.unwrap_err(), "seats[1]");
+    let mut botless = three.clone();
+    botless[1] = seat(Seat::Bot(pb::BotPlayer { name: "Robo".into(), bot: None }));
+    grpc_invalid(grpc.create_game(with_seats(botless)).await.unwrap_err(), "seats[1].bot.bot");
+    let mut levelless = three.clone();
+    levelless[1] = seat(Seat::Bot(pb::BotPlayer { name: "Robo".into(), bot: Some(pb::BotRequest::default()) }));
+    grpc_invalid(grpc.create_game(with_seats(levelless)).await.unwrap_err(), "seats[1].bot.bot.level");
+    // The service's bounds, as REST has them, naming the seat's field.
+    let mut blank = three.clone();
+    blank[0] = seat(Seat::Name(" ".into()));
+    grpc_invalid(grpc.create_game(with_seats(blank)).await.unwrap_err(), "seats[0].name");
+    invalid(&post_game(&rest, "cardinal", json!([" ", "Bob"]), json!({}), false).await, "players[0]");
+    let mut unnamed_bot = three.clone();
+    unnamed_bot[1] = seat(Seat::Bot(pb::BotPlayer { name: String::new(), ..robo.clone() }));
+    grpc_invalid(grpc.create_game(with_seats(unnamed_bot)).await.unwrap_err(), "seats[1].bot.name");
+    let one = vec![seat(Seat::Name("Ann".into()))];
+    grpc_invalid(grpc.create_game(with_seats(one)).await.unwrap_err(), "seats");
+    invalid(&post_game(&rest, "cardinal", json!(["Ann"]), json!({}), false).await, "players");
+    let mut slow = three;
+    slow[1] = seat(Seat::Bot(pb::BotPlayer { bot: Some(pb::BotRequest { think_ms: Some(10_001), ..robo.bot.unwrap() }), ..robo }));
+    grpc_invalid(grpc.create_game(with_seats(slow)).await.unwrap_err(), "seats[1].bot.bot.think_ms");
+    let listed = grpc.list_games(pb::ListGamesRequest::default()).await.unwrap().into_inner().games;
+    assert_eq!(listed.len(), 3, "no refusal created a game");
+    drop(grpc);
+    server.stop().await;
+}
+
+fn grpc_state_of(status: Option<&pb::Status>) -> &pb::status::State {
+    status.and_then(|s| s.state.as_ref()).expect("a status")
+}

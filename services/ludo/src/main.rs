@@ -3,6 +3,7 @@
 
 mod audit;
 mod copy;
+mod grpc;
 mod heap;
 mod limits;
 mod probe;
@@ -73,6 +74,12 @@ enum Command {
     /// Health probe for containers (no shell or curl needed): GET the URL,
     /// exit 0 on a 2xx answer and 1 on anything else, within the timeout.
     Probe(ProbeArgs),
+    /// Call the gRPC API with requests and answers in proto3 JSON (a small
+    /// grpcurl for this API): `ludo grpc list`, `ludo grpc CreateGame
+    /// '{"kind": "cardinal", "seats": [{"name": "Ann"}, {"name": "Bob"}]}'`.
+    /// Exit status 1 for a refusal (its code and details on stderr), 2 for
+    /// a request that is not one.
+    Grpc(grpc::GrpcArgs),
 }
 
 #[derive(clap::Args)]
@@ -757,6 +764,10 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+        Command::Grpc(args) => {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a tokio runtime");
+            runtime.block_on(grpc::run(args))
         }
         Command::Openapi => {
             println!("{}", serde_json::to_string_pretty(&ludo_server::openapi()).expect("JSON values serialize"));

@@ -320,6 +320,60 @@ fn players_in(
         .collect()
 }
 
+/// The seats of a new game from `seats` (REST's `players`, entry for
+/// entry): a person's name, a server bot, or an open seat.
+fn seats_in(seats: Vec<pb::PlayerSeat>) -> Result<Vec<Option<Player>>, Status> {
+    use pb::player_seat::Seat;
+    seats
+        .into_iter()
+        .enumerate()
+        .map(|(i, seat)| match seat.seat {
+            Some(Seat::Name(name)) => Ok(Some(Player::named(name))),
+            Some(Seat::Bot(pb::BotPlayer { name, bot })) => {
+                let field = format!("seats[{i}].bot.bot");
+                let bot = bot.ok_or_else(|| invalid(&field, "a bot's seat names its bot: its level (and think_ms)"))?;
+                Ok(Some(Player::bot(name, bot_in(&field, bot)?)))
+            }
+            Some(Seat::Open(pb::OpenSeat {})) => Ok(None),
+            None => Err(invalid(&format!("seats[{i}]"), "a seat is a `name`, a `bot` or `open`: none is set")),
+        })
+        .collect()
+}
+
+/// The seats of a new game, from `seats` or from the older `players`,
+/// `bots` and `open_seats`, never both; with whether they came from `seats`.
+fn request_seats(request: &mut pb::CreateGameRequest) -> Result<(Vec<Option<Player>>, bool), Status> {
+    if request.seats.is_empty() {
+        let (names, bots) = (std::mem::take(&mut request.players), std::mem::take(&mut request.bots));
+        return Ok((players_in(names, bots, &request.open_seats)?, false));
+    }
+    let older = [("players", request.players.is_empty()), ("bots", request.bots.is_empty()), ("open_seats", request.open_seats.is_empty())];
+    if let Some((field, _)) = older.iter().find(|(_, empty)| !empty) {
+        return Err(invalid(field, "give the seats in `seats` or in the older `players`, `bots` and `open_seats`, not both"));
+    }
+    Ok((seats_in(std::mem::take(&mut request.seats))?, true))
+}
+
+/// A refusal of the service naming `players` or `players[i]` (REST's
+/// field), renamed for a request that gave `seats`: `seats`, or the name
+/// of entry `i` (`seats[i].name`, `seats[i].bot.name`).
+fn seats_error(err: ludo_game::ServiceError, players: &[Option<Player>]) -> ludo_game::ServiceError {
+    let ludo_game::ServiceError::InvalidInput { field, reason } = err else { return err };
+    let field = match field.strip_prefix("players") {
+        Some("") => "seats".to_string(),
+        Some(index) => {
+            let seat = index.strip_prefix('[').and_then(|i| i.strip_suffix(']')).and_then(|i| i.parse::<usize>().ok());
+            match seat.and_then(|seat| players.get(seat)) {
+                Some(Some(Player { bot: Some(_), .. })) => format!("seats{index}.bot.name"),
+                Some(Some(_)) => format!("seats{index}.name"),
+                _ => format!("seats{index}"),
+            }
+        }
+        None => field,
+    };
+    ludo_game::ServiceError::InvalidInput { field, reason }
+}
+
 fn limit(value: u32, default: usize) -> usize {
     if value == 0 { default } else { value as usize }
 }
@@ -346,15 +400,18 @@ impl Ludo for Api {
     }
 
     async fn create_game(&self, request: Request<pb::CreateGameRequest>) -> Result<Response<pb::CreateGameResponse>, Status> {
-        let request = request.into_inner();
+        let mut request = request.into_inner();
         if ludo_record::kinds::kind(&request.kind).is_none() {
             return Err(from_service(ludo_game::ServiceError::invalid("kind", format!("unknown game kind `{}`", request.kind))));
         }
-        let options = options_in(&request.kind, request.options)?;
-        let players = players_in(request.players, request.bots, &request.open_seats)?;
+        let options = options_in(&request.kind, request.options.take())?;
+        let (players, from_seats) = request_seats(&mut request)?;
         let clock = request.clock.map(clock_in).transpose()?;
+        // Kept to name a refused seat as the request did.
+        let named = if from_seats { players.clone() } else { Vec::new() };
         let create = CreateGame { kind: request.kind, players, options, public: request.public, clock, webhook: request.webhook };
-        let created = self.service.create(create).await.map_err(from_service)?;
+        let created =
+            self.service.create(create).await.map_err(|err| from_service(if from_seats { seats_error(err, &named) } else { err }))?;
         Ok(Response::new(pb::CreateGameResponse {
             status: Some(status_out(&created.status)),
             seats: created.seats.into_iter().map(|s| pb::SeatToken { seat: u32::from(s.seat.0), name: s.name, token: s.token }).collect(),
