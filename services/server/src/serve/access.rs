@@ -63,7 +63,9 @@ impl Access {
     /// line is written when the [`Entry`] is dropped).
     pub(crate) fn begin<B>(&self, request: &axum::http::Request<B>, peer: IpAddr) -> (RequestId, Option<Entry>) {
         let id = RequestId::of(request.headers());
-        let entry = self.on.then(|| {
+        // Off, or filtered out (`RUST_LOG=warn`): nothing is gathered.
+        let on = self.on && tracing::enabled!(target: TARGET, tracing::Level::INFO);
+        let entry = on.then(|| {
             let forwarded = request.headers().get_all("x-forwarded-for").iter().map(HeaderValue::as_bytes);
             Entry {
                 started: Instant::now(),
