@@ -49,7 +49,7 @@ async fn by_default_any_origin_may_create_play_and_read_with_a_bearer_token() {
         assert!(answer.status().is_success(), "{path}: {}", answer.status());
         assert_eq!(header(&answer, "access-control-allow-origin").as_deref(), Some("*"), "{path}");
         let allowed = header(&answer, "access-control-allow-headers").unwrap();
-        for name in ["authorization", "content-type", "prefer"] {
+        for name in ["authorization", "content-type", "prefer", "x-request-id"] {
             assert!(allowed.contains(name), "{path}: a page may send {name}: {allowed}");
         }
         assert!(header(&answer, "access-control-allow-methods").unwrap().contains("POST"));
@@ -67,9 +67,10 @@ async fn by_default_any_origin_may_create_play_and_read_with_a_bearer_token() {
     assert_eq!(created.status(), 201);
     assert_eq!(header(&created, "access-control-allow-origin").as_deref(), Some("*"));
     let exposed = header(&created, "access-control-expose-headers").unwrap();
-    for name in ["location", "retry-after", "preference-applied", "grpc-status"] {
+    for name in ["location", "retry-after", "preference-applied", "grpc-status", "x-request-id"] {
         assert!(exposed.contains(name), "{name} is readable by the page: {exposed}");
     }
+    assert!(header(&created, "x-request-id").is_some_and(|id| !id.is_empty()), "every answer carries its request id");
     // Refusals are readable too (a page shows their `detail`).
     let missing = client()
         .get(format!("{}/v1/games/0190b5a4-0000-7000-8000-000000000000", server.base))

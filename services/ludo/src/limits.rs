@@ -95,6 +95,7 @@ impl LimitArgs {
             },
             cors: ludo_server::CorsOrigins::default(),
             trusted_proxies: self.trusted_proxies.clone(),
+            access_log: ludo_server::AccessLog::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ mod copy;
 mod grpc;
 mod heap;
 mod limits;
+mod logging;
 mod probe;
 mod remote;
 mod simulate;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use logging::LogFormat;
 use ludo_game::{GameService, SystemClock};
 use ludo_storage::Durability;
 use store::{StoreArgs, StoreSpec};
@@ -204,9 +206,15 @@ struct ServeArgs {
     /// games are forgotten and reloaded from their log when needed.
     #[arg(long, env = "LUDO_MAX_LIVE_GAMES", default_value_t = ludo_game::DEFAULT_MAX_LIVE_GAMES)]
     max_live_games: usize,
-    /// Log line format (the level comes from RUST_LOG, default `info`).
-    #[arg(long, env = "LUDO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Human)]
+    /// Log line format on stderr: `auto` (text, coloured only on a
+    /// terminal and without NO_COLOR), `text` (never coloured; `human` is
+    /// its old name) or `json`. The level comes from RUST_LOG (default `info`).
+    #[arg(long, env = "LUDO_LOG_FORMAT", value_enum, default_value_t = LogFormat::Auto)]
     log_format: LogFormat,
+    /// One line per request at `info`, target `ludo::access` (method, route
+    /// template, status, duration, bytes, client, request id): `on` or `off`.
+    #[arg(long, env = "LUDO_ACCESS_LOG", value_enum, default_value_t = logging::Switch::On)]
+    access_log: logging::Switch,
     /// Web pages on other origins that may call the API from a browser
     /// (CORS): `*` (any: seat tokens are bearer headers, never cookies),
     /// `off` (this server's own pages only), or a comma-separated list of
@@ -339,21 +347,6 @@ enum DurabilityArg {
     Fsync,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum LogFormat {
-    Human,
-    Json,
-}
-
-fn init_logging(format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    match format {
-        LogFormat::Human => builder.init(),
-        LogFormat::Json => builder.json().flatten_event(true).init(),
-    }
-}
-
 /// Resolves on Ctrl-C or SIGTERM. The handlers are installed now, before the
 /// server says it listens: a signal sent as soon as it does is not lost (nor
 /// does it kill the process, the default action).
@@ -414,6 +407,7 @@ async fn serve(args: ServeArgs) -> Result<(), String> {
     tracing::info!(origin = %log.origin, key = %log.key, leaves = log.tree.as_ref().map_or(0, |t| t.size), "transparency log ready");
     let mut config = args.limits.config();
     config.cors = args.cors_origins.clone();
+    config.access_log = args.access_log.into();
     config.connections.max_connections = limits::fit_descriptor_limit(config.connections.max_connections);
     let listener = limits::listen(args.listen).map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
     let shutdown = shutdown_signal()?;
@@ -711,7 +705,7 @@ fn main() -> ExitCode {
             }
         },
         Command::Bot(args) => {
-            init_logging(LogFormat::Human);
+            logging::init(LogFormat::Auto);
             let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a tokio runtime");
             match runtime.block_on(remote::run(args)) {
                 Ok(played) => {
@@ -774,7 +768,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Serve(args) => {
-            init_logging(args.log_format);
+            logging::init(args.log_format);
             let runtime = match limits::server_runtime() {
                 Ok(runtime) => runtime,
                 Err(err) => {

@@ -2,8 +2,8 @@
 //! load balancer, driven over REST (HTTP/1.1, with a live SSE stream) and
 //! gRPC (HTTP/2, `grpc_pass`), with nginx alternating the requests between
 //! the replicas; the shipped nginx config, which keeps each game on one
-//! replica; and what the binary does when its database is missing or newer
-//! than it.
+//! replica and takes gRPC on its h2c port; and what the binary does when its
+//! database is missing or newer than it.
 //!
 //! Needs PostgreSQL (see `storage/tests/common/postgres.rs`, shared here)
 //! and Debian's `nginx`: skips without them unless `LUDO_REQUIRE_POSTGRES=1`
@@ -37,7 +37,12 @@ struct Balancer {
     _dir: tempfile::TempDir,
 }
 
+/// Debian's nginx, or the one `LUDO_NGINX` names (to run these tests with
+/// another version).
 fn nginx_binary() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("LUDO_NGINX") {
+        return Some(PathBuf::from(path));
+    }
     ["/usr/sbin/nginx", "/usr/bin/nginx"].into_iter().map(PathBuf::from).find(|p| p.exists())
 }
 
@@ -73,28 +78,30 @@ impl Balancer {
         Balancer::launch(&http, rest_port, Some(grpc_port))
     }
 
-    /// nginx with the shipped `deploy/nginx/ludo.conf`, rewritten as
-    /// `.ci/lint-deploy` does for nginx before 1.25.1: its port speaks
-    /// HTTP/1.1 only (no `http2 on`), so this balancer serves REST, not
-    /// gRPC; and its upstream is `replicas`.
+    /// nginx with the shipped `deploy/nginx/ludo.conf` as it is, but for
+    /// its ports (free ones on 127.0.0.1 for 8080, HTTP/1.1, and 8081, h2c)
+    /// and its upstream (`replicas`).
     fn shipped(replicas: &[&Server]) -> Option<Balancer> {
         let shipped =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../deploy/nginx/ludo.conf")).expect("the shipped config");
-        let rest_port = free_port();
+        let (rest_port, grpc_port) = (free_port(), free_port());
         let servers = upstream(replicas);
         let mut http = String::new();
         for line in shipped.lines() {
-            let line = match line.trim() {
-                "http2 on;" => "",
+            let code = line.split('#').next().unwrap_or_default().trim();
+            let line = match code {
                 "listen 8080;" => &format!("listen 127.0.0.1:{rest_port};"),
+                "listen 8081 http2;" => &format!("listen 127.0.0.1:{grpc_port} http2;"),
                 "server ludo:8080;" => &servers,
                 _ => line,
             };
             http.push_str(line);
             http.push('\n');
         }
-        assert!(http.contains(&servers) && http.contains(&format!(":{rest_port};")), "the shipped config's upstream and port were found");
-        Balancer::launch(&http, rest_port, None)
+        for found in [servers.clone(), format!(":{rest_port};"), format!(":{grpc_port} http2;")] {
+            assert!(http.contains(&found), "the shipped config's upstream and ports were found: no {found}");
+        }
+        Balancer::launch(&http, rest_port, Some(grpc_port))
     }
 
     /// nginx with `http` as its `http {}` block, once it listens on its ports.
@@ -342,6 +349,19 @@ async fn the_shipped_nginx_config_keeps_each_game_on_one_replica_until_it_dies()
         assert!(play_one_more(&http, &lb.rest, game).await, "game {id}: a move once A is gone");
         assert_eq!(b.metric(appends).await - before, 1.0, "game {id}: B took it");
     }
+
+    // gRPC through the shipped config's h2c port, the request id passed on.
+    let channel = tonic::transport::Channel::from_shared(lb.grpc.clone()).unwrap().connect().await.expect("gRPC through nginx");
+    let id = on[0][0]["id"].as_str().unwrap().to_string();
+    let mut read = tonic::Request::new(pb::GetGameRequest { id });
+    read.metadata_mut().insert("x-request-id", "through-nginx".parse().unwrap());
+    let read = LudoClient::new(channel).get_game(read).await.expect("GetGame through the shipped config");
+    assert_eq!(read.metadata().get("x-request-id").and_then(|v| v.to_str().ok()), Some("through-nginx"));
+    assert_eq!(read.into_inner().version, 7);
+    // REST too: nginx gives a request that has no id its own.
+    let answer = http.get(format!("{}/healthz", lb.rest)).send().await.unwrap();
+    let made = answer.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    assert!(made.len() == 32 && made.bytes().all(|b| b.is_ascii_hexdigit()), "nginx's $request_id: {made:?}");
     drop(lb);
     b.terminate();
 }

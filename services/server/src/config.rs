@@ -16,6 +16,21 @@ pub struct ServerConfig {
     pub cors: crate::cors::CorsOrigins,
     /// The proxies (load balancers) whose `X-Forwarded-For` names the client.
     pub trusted_proxies: TrustedProxies,
+    /// Whether each request gets a line in the access log.
+    pub access_log: AccessLog,
+}
+
+/// The access log: one line per request, at `info` under the target
+/// `ludo::access` (method, route template, status, duration, bytes sent,
+/// client address, request id). Every answer carries its request id in
+/// `x-request-id` either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AccessLog {
+    /// A line per request (the default).
+    #[default]
+    On,
+    /// No line.
+    Off,
 }
 
 /// The addresses of the proxies in front of the server (load balancers,

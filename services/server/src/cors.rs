@@ -58,14 +58,24 @@ impl FromStr for CorsOrigins {
 }
 
 /// Request headers a page may send: the seat token, JSON bodies, the
-/// resume point of a stream, the answer preferred (`Prefer`), and what
-/// gRPC-Web clients send.
-const ALLOWED_HEADERS: [&str; 8] =
-    ["authorization", "content-type", "last-event-id", "prefer", "x-grpc-web", "x-user-agent", "grpc-timeout", "connect-protocol-version"];
+/// resume point of a stream, the answer preferred (`Prefer`), its request
+/// id, and what gRPC-Web clients send.
+const ALLOWED_HEADERS: [&str; 9] = [
+    "authorization",
+    "content-type",
+    "last-event-id",
+    "prefer",
+    "x-request-id",
+    "x-grpc-web",
+    "x-user-agent",
+    "grpc-timeout",
+    "connect-protocol-version",
+];
 
 /// Response headers a page may read beyond the always-safe ones.
-const EXPOSED_HEADERS: [&str; 8] = [
+const EXPOSED_HEADERS: [&str; 9] = [
     "location",
+    "x-request-id",
     "retry-after",
     "content-disposition",
     "etag",

@@ -21,7 +21,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use axum::Router;
-pub use config::{ConnectionLimits, Rate, RateLimits, ServerConfig, TrustedProxies};
+pub use config::{AccessLog, ConnectionLimits, Rate, RateLimits, ServerConfig, TrustedProxies};
 pub use cors::CorsOrigins;
 use ludo_game::GameService;
 pub use metrics::Metrics;
@@ -82,7 +82,9 @@ pub async fn app_with(service: Arc<GameService>, config: &ServerConfig, metrics:
         Some(cors) => app.layer(cors),
         None => app,
     };
-    app.layer(tower_http::trace::TraceLayer::new_for_http())
+    // Outermost, so that every answer (refusals and CORS preflights too)
+    // carries its route's template to the access line (serve/access.rs).
+    app.layer(serve::RouteLayer)
 }
 
 /// Serves `service` on `listener` with the default limits until `shutdown`
@@ -139,7 +141,7 @@ pub async fn run_measured(
     // The read models folded from the store's feed are kept up to date.
     service.projections().spawn(service.closing());
     tracing::info!(%addr, "serving REST and gRPC");
-    serve::serve(listener, app, (&service, &metrics), config.connections, config.trusted_proxies, shutdown).await;
+    serve::serve(listener, app, (&service, &metrics), config.connections, (config.trusted_proxies, config.access_log), shutdown).await;
     tracing::info!("stopped accepting requests; flushing the log");
     service.shutdown().await.map_err(std::io::Error::other)?;
     tracing::info!("log flushed and closed");

@@ -39,6 +39,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tower::ServiceExt;
 
+use super::access::{Access, Entry, X_REQUEST_ID};
 use super::socket::Metered;
 use super::streams::StreamExecutor;
 use crate::config::ConnectionLimits;
@@ -89,14 +90,14 @@ pub(crate) fn builder(limits: &ConnectionLimits, streams: StreamExecutor) -> aut
 pub(crate) async fn serve(
     tcp: TcpStream,
     peer: SocketAddr,
-    app: Router,
+    (app, access): (Router, Access),
     limits: Arc<ConnectionLimits>,
     mut closing: watch::Receiver<bool>,
     mut abort: watch::Receiver<bool>,
 ) -> Closed {
     let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Metered::new(tcp, Arc::clone(&activity)));
-    let service = ConnService { app, peer, activity: Arc::clone(&activity) };
+    let service = ConnService { app, peer, activity: Arc::clone(&activity), access };
     let executor = StreamExecutor::default();
     let mut streams = executor.streams();
     let builder = builder(&limits, executor);
@@ -234,12 +235,14 @@ impl Drop for InFlight {
 }
 
 /// The application, as one connection's hyper service: each request carries
-/// its client's address and counts as in flight until its answer is sent.
+/// its client's address, counts as in flight until its answer is sent, and
+/// gets its request id and access line ([`super::access`]).
 #[derive(Clone)]
 struct ConnService {
     app: Router,
     peer: SocketAddr,
     activity: Arc<Activity>,
+    access: Access,
 }
 
 impl hyper::service::Service<Request<Incoming>> for ConnService {
@@ -249,21 +252,30 @@ impl hyper::service::Service<Request<Incoming>> for ConnService {
 
     fn call(&self, mut request: Request<Incoming>) -> Self::Future {
         let in_flight = self.activity.begin();
+        let (id, mut entry) = self.access.begin(&request, self.peer.ip());
         request.extensions_mut().insert(ConnectInfo(self.peer));
         let app = self.app.clone();
         Box::pin(async move {
-            let Ok(response) = app.oneshot(request.map(Body::new)).await;
-            Ok(response.map(|body| Body::new(Tracked { body, in_flight, waiting: false })))
+            // Dropped before the answer (the client went away), the entry
+            // still writes its line.
+            let Ok(mut response) = app.oneshot(request.map(Body::new)).await;
+            response.headers_mut().insert(X_REQUEST_ID.clone(), id.header());
+            if let Some(entry) = &mut entry {
+                entry.answered(&mut response);
+            }
+            Ok(response.map(|body| Body::new(Tracked { body, in_flight, waiting: false, entry })))
         })
     }
 }
 
 /// An answer's body that keeps its request counted in flight until dropped,
-/// and says while it waits on the server for its next frame.
+/// says while it waits on the server for its next frame, and counts what it
+/// sends for the access line, written when it is dropped.
 struct Tracked {
     body: Body,
     in_flight: InFlight,
     waiting: bool,
+    entry: Option<Entry>,
 }
 
 impl Tracked {
@@ -298,6 +310,9 @@ impl http_body::Body for Tracked {
         // Pending here is the server's wait (hyper polls only when it can
         // write): a client that stops reading stops these polls instead.
         self.set_waiting(polled.is_pending());
+        if let (Poll::Ready(Some(Ok(frame))), Some(entry)) = (&polled, &mut self.entry) {
+            entry.sent(frame);
+        }
         polled
     }
 

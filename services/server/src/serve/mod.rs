@@ -3,8 +3,10 @@
 //! stalls ([`connection`]); a connection over a cap gets a clear refusal,
 //! not a hang; every request has a deadline to start its answer
 //! ([`deadline`]). A graceful shutdown stops accepting, ends live streams,
-//! lets connections finish for a grace period, then drops the rest.
+//! lets connections finish for a grace period, then drops the rest. Every
+//! request gets a request id and a line in the access log ([`access`]).
 
+mod access;
 mod admission;
 mod connection;
 mod deadline;
@@ -29,12 +31,14 @@ use prometheus_client::metrics::gauge::Gauge;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
+pub(crate) use access::RouteLayer;
+use access::{Access, X_REQUEST_ID};
 pub(crate) use admission::client_key;
 use admission::{Admission, Refusal};
 use connection::Closed;
 pub(crate) use deadline::{deadline, is_grpc};
 
-use crate::config::{ConnectionLimits, TrustedProxies};
+use crate::config::{AccessLog, ConnectionLimits, TrustedProxies};
 use crate::rest::problem::Problem;
 
 /// Refusals answered at once; past this a connection over a cap is closed
@@ -89,11 +93,12 @@ pub(crate) async fn serve(
     app: Router,
     (service, registry): (&GameService, &crate::Metrics),
     limits: ConnectionLimits,
-    trusted: TrustedProxies,
+    (trusted, log): (TrustedProxies, AccessLog),
     shutdown: impl Future<Output = ()>,
 ) {
     let limits = Arc::new(limits);
     let metrics = ConnectionMetrics::register(registry);
+    let access = Access::new(log, trusted.clone());
     let admission = Admission::new(limits.max_connections, limits.max_connections_per_ip, trusted);
     let refusals = Arc::new(Semaphore::new(MAX_REFUSALS));
     let (closing, _) = watch::channel(false);
@@ -117,11 +122,11 @@ pub(crate) async fn serve(
         configure(&tcp);
         match admission.admit(peer.ip()) {
             Ok(admitted) => {
-                let (app, limits, metrics) = (app.clone(), Arc::clone(&limits), metrics.clone());
+                let (app, access, limits, metrics) = (app.clone(), access.clone(), Arc::clone(&limits), metrics.clone());
                 let (closing, abort) = (closing.subscribe(), abort.subscribe());
                 metrics.open.inc();
                 tokio::spawn(async move {
-                    let closed = connection::serve(tcp, peer, app, limits, closing, abort).await;
+                    let closed = connection::serve(tcp, peer, (app, access), limits, closing, abort).await;
                     let reason = match closed {
                         Closed::Normally => None,
                         Closed::Idle => Some("idle"),
@@ -139,8 +144,9 @@ pub(crate) async fn serve(
                 metrics.refused.get_or_create(&ReasonLabel { reason: refusal.label() }).inc();
                 tracing::debug!(%peer, reason = refusal.label(), "connection refused");
                 if let Ok(permit) = Arc::clone(&refusals).try_acquire_owned() {
+                    let access = access.clone();
                     tokio::spawn(async move {
-                        refuse(tcp, refusal).await;
+                        refuse(tcp, peer, refusal, access).await;
                         drop(permit);
                     });
                 }
@@ -171,10 +177,18 @@ fn configure(tcp: &TcpStream) {
 
 /// Answers whatever request comes first on a refused connection (within
 /// [`REFUSAL_TIME`]) with `503 too_many_connections` (gRPC `UNAVAILABLE`),
-/// then closes it.
-async fn refuse(tcp: TcpStream, refusal: Refusal) {
-    let answer =
-        hyper::service::service_fn(move |request: Request<Incoming>| async move { Ok::<_, Infallible>(refusal_answer(&request, refusal)) });
+/// then closes it. The answer has its request id and access line too.
+async fn refuse(tcp: TcpStream, peer: std::net::SocketAddr, refusal: Refusal, access: Access) {
+    let answer = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let (id, entry) = access.begin(&request, peer.ip());
+        let mut answer = refusal_answer(&request, refusal);
+        answer.headers_mut().insert(X_REQUEST_ID.clone(), id.header());
+        if let Some(mut entry) = entry {
+            entry.answered(&mut answer);
+            entry.sent_whole(http_body::Body::size_hint(answer.body()).exact().unwrap_or(0));
+        }
+        async move { Ok::<_, Infallible>(answer) }
+    });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     builder.http1().timer(TokioTimer::new()).keep_alive(false).header_read_timeout(REFUSAL_TIME);
     builder.http2().timer(TokioTimer::new()).max_concurrent_streams(1);
