@@ -100,27 +100,38 @@ class CutStream(httpx.SyncByteStream, httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
-class CuttingTransport(httpx.HTTPTransport):
-    """Cuts the first `times` stream connections after `chunks` chunks each."""
+class Cutter:
+    """Which stream connections to cut: the first `times`, after `chunks` chunks each."""
 
     def __init__(self, chunks: int, times: int) -> None:
-        super().__init__()
         self.chunks, self.times, self.streams = chunks, times, 0
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        response = super().handle_request(request)
+    def cut(self, request: httpx.Request, response: httpx.Response, stream: httpx.SyncByteStream | httpx.AsyncByteStream) -> httpx.Response:
+        """`response`, or the same with its body cut short if this stream is one to cut."""
         if not request.url.path.endswith("/stream"):
             return response
         self.streams += 1
         if self.streams > self.times:
             return response
-        assert isinstance(response.stream, httpx.SyncByteStream)
         return httpx.Response(
             response.status_code,
             headers=response.headers,
-            stream=CutStream(response.stream, self.chunks),
+            stream=CutStream(stream, self.chunks),
             extensions=response.extensions,
         )
+
+
+class CuttingTransport(httpx.HTTPTransport):
+    """Cuts the first `times` stream connections after `chunks` chunks each."""
+
+    def __init__(self, chunks: int, times: int) -> None:
+        super().__init__()
+        self.cutter = Cutter(chunks, times)
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        response = super().handle_request(request)
+        assert isinstance(response.stream, httpx.SyncByteStream)
+        return self.cutter.cut(request, response, response.stream)
 
 
 class AsyncCuttingTransport(httpx.AsyncHTTPTransport):
@@ -128,19 +139,9 @@ class AsyncCuttingTransport(httpx.AsyncHTTPTransport):
 
     def __init__(self, chunks: int, times: int) -> None:
         super().__init__()
-        self.chunks, self.times, self.streams = chunks, times, 0
+        self.cutter = Cutter(chunks, times)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await super().handle_async_request(request)
-        if not request.url.path.endswith("/stream"):
-            return response
-        self.streams += 1
-        if self.streams > self.times:
-            return response
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=CutStream(response.stream, self.chunks),
-            extensions=response.extensions,
-        )
+        return self.cutter.cut(request, response, response.stream)

@@ -69,7 +69,7 @@ def test_a_whole_game_followed_live_then_verified(client: Client, base_url: str,
     final = client.get_game(game_id)
     assert final["status"]["state"] == "finished"
     assert seen == list(range(final["version"] + 1)), "every version, once, in order"
-    assert feed.connections == 4 and transport.streams == 4
+    assert feed.connections == 4 and transport.cutter.streams == 4
     end: StreamEnd | None = feed.end
     assert end is not None and end["version"] == final["version"] and end["status"] == final["status"]
 

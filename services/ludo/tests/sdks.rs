@@ -15,13 +15,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
-/// The repository's root.
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the repository")
-}
+use ludo_blackbox::tools::{missing, repo, run};
 
 /// The tools directory `.ci/install-client-tools` installs into.
 fn tools() -> PathBuf {
@@ -29,16 +26,6 @@ fn tools() -> PathBuf {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => repo().join(".tools"),
     }
-}
-
-/// A missing tool: a skip that says so, or a failure in CI.
-fn missing(test: &str, why: &str) {
-    if std::env::var("LUDO_REQUIRE_CLIENT_TOOLS").is_ok_and(|v| v == "1") {
-        panic!("{test}: {why}\n(LUDO_REQUIRE_CLIENT_TOOLS=1 makes this a failure; install the tools with `.ci/install-client-tools`)");
-    }
-    eprintln!(
-        "SKIPPED {test}: {why}\n  Install the tools with `.ci/install-client-tools`; LUDO_REQUIRE_CLIENT_TOOLS=1 makes a missing tool a failure."
-    );
 }
 
 /// The server the SDKs are tested against.
@@ -53,24 +40,13 @@ fn serve(data_dir: &Path) -> common::Server {
     common::start_command(&mut command)
 }
 
-/// Runs `command` to its end within `limit` (killed beyond it), echoing
+/// Runs `command` to its end within `limit` (killed beyond it), shows
 /// its output, and fails the test unless it exits 0.
-fn run(what: &str, mut command: Command, limit: Duration) {
+fn check(what: &str, command: Command, limit: Duration) {
     eprintln!("running {what}: {command:?}");
-    let mut child = command.stdin(Stdio::null()).spawn().unwrap_or_else(|e| panic!("{what}: {e}"));
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} ran over {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    assert!(status.success(), "{what} failed: {status}");
+    let ran = run(command, limit).unwrap_or_else(|e| panic!("{what}: {e}"));
+    eprintln!("{}", ran.output());
+    assert!(ran.status.success(), "{what} failed: {}\n{}", ran.status, ran.output());
 }
 
 #[test]
@@ -84,7 +60,7 @@ fn the_typescript_sdk_plays_follows_exports_and_verifies_every_kind() {
     let server = serve(&dir.path().join("data"));
     let mut npm = Command::new("npm");
     npm.current_dir(&sdk).args(["test", "--silent"]).env("LUDO_BASE", &server.base);
-    run("the TypeScript SDK's suite (npm test)", npm, Duration::from_secs(900));
+    check("the TypeScript SDK's suite (npm test)", npm, Duration::from_secs(900));
     server.terminate();
 }
 
@@ -98,11 +74,11 @@ fn the_python_sdk_is_typed_and_plays_follows_exports_and_verifies_every_kind() {
     }
     let mut mypy = Command::new(venv.join("mypy"));
     mypy.current_dir(&sdk);
-    run("mypy --strict over the Python SDK, its tests and its example bot", mypy, Duration::from_secs(600));
+    check("mypy --strict over the Python SDK, its tests and its example bot", mypy, Duration::from_secs(600));
     let dir = tempfile::tempdir().unwrap();
     let server = serve(&dir.path().join("data"));
     let mut pytest = Command::new(venv.join("pytest"));
     pytest.current_dir(&sdk).args(["-p", "no:cacheprovider"]).env("LUDO_BASE", &server.base);
-    run("the Python SDK's suite (pytest)", pytest, Duration::from_secs(900));
+    check("the Python SDK's suite (pytest)", pytest, Duration::from_secs(900));
     server.terminate();
 }

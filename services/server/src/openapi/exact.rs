@@ -341,9 +341,13 @@ fn reachable_from(doc: &Value, part: &str) -> BTreeSet<String> {
     {
         refs(shared, &mut pending);
     }
-    let schemas = &doc["components"]["schemas"];
+    reachable(&doc["components"]["schemas"], pending)
+}
+
+/// `from`, and every schema they refer to, directly or through others.
+fn reachable(schemas: &Value, from: BTreeSet<String>) -> BTreeSet<String> {
     let mut reached = BTreeSet::new();
-    let mut pending: Vec<String> = pending.into_iter().collect();
+    let mut pending: Vec<String> = from.into_iter().collect();
     while let Some(name) = pending.pop() {
         if reached.insert(name.clone()) {
             let mut inner = BTreeSet::new();
@@ -408,20 +412,10 @@ fn drop_unused(doc: &mut Value) {
         if let Some(responses) = doc.pointer("/components/responses") {
             refs(responses, &mut used);
         }
+        let reached = reachable(&doc["components"]["schemas"], used);
         let schemas = doc.pointer_mut("/components/schemas").and_then(Value::as_object_mut).expect("schemas");
-        let mut reachable = BTreeSet::new();
-        let mut pending: Vec<String> = used.into_iter().collect();
-        while let Some(name) = pending.pop() {
-            if reachable.insert(name.clone())
-                && let Some(schema) = schemas.get(&name)
-            {
-                let mut inner = BTreeSet::new();
-                refs(schema, &mut inner);
-                pending.extend(inner);
-            }
-        }
         let before = schemas.len();
-        schemas.retain(|name, _| reachable.contains(name));
+        schemas.retain(|name, _| reached.contains(name));
         if schemas.len() == before {
             return;
         }
